@@ -1,0 +1,214 @@
+"""Column-level parsing shared by all loaders: mapping names, and turning text cells into typed values.
+
+Each parser records a :class:`~core.io.problems.Problem` for every cell it cannot read instead of
+guessing, and works on the distinct values of a column (``pandas.factorize``) so that a million rows
+with a dozen model names cost a dozen checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from core.io.problems import ProblemList
+from core.schema import OUTCOME_ALIASES, OUTCOMES
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def map_columns(frame: pd.DataFrame, mapping: Mapping[str, str] | None, aliases: Mapping[str, str],
+                canonical: tuple[str, ...], problems: ProblemList) -> tuple[pd.DataFrame, list[str]]:
+    """Rename source columns onto canonical names: explicit mapping first, then known aliases.
+
+    Returns the renamed frame (canonical columns only) and notes saying what was read as what and
+    which columns were left out.
+    """
+    notes: list[str] = []
+    rename: dict[str, str] = {}
+    for target, source in (mapping or {}).items():
+        if target not in canonical:
+            problems.add((), f"the column mapping names {target!r}, which is not a column EvalBoard reads "
+                             f"(one of: {', '.join(canonical)})")
+        elif source not in frame.columns:
+            problems.add((source,), f"the column mapping reads {target!r} from {source!r}, but the file has no "
+                                    f"such column (it has: {', '.join(map(str, frame.columns))})")
+        else:
+            rename[source] = target
+    taken = set(rename.values()) | {c for c in frame.columns if c in canonical and c not in rename}
+    for source, target in aliases.items():
+        if source in frame.columns and source not in rename and target not in taken:
+            rename[source] = target
+            taken.add(target)
+            notes.append(f"column '{source}' read as {target}")
+    kept = {src: dst for src, dst in rename.items()}
+    for col in frame.columns:
+        if col in canonical and col not in kept and col not in kept.values():
+            kept[col] = col
+    ignored = [c for c in frame.columns if c not in kept]
+    if ignored:
+        notes.append("columns not used: " + ", ".join(map(str, ignored[:12])) + (" …" if len(ignored) > 12 else ""))
+    out = frame[list(kept)].rename(columns=kept)
+    return out, notes
+
+
+def text_values(series: pd.Series) -> pd.Series:
+    """Cells as strings with missing values kept missing (JSON numbers become their decimal text)."""
+    if isinstance(series.dtype, pd.StringDtype) or pd.api.types.is_string_dtype(series.dtype):
+        if series.dtype == object:
+            return series.map(lambda v: v if v is None or isinstance(v, str) or _missing(v) else str(v)).astype("str")
+        return series
+    return series.map(lambda v: None if _missing(v) else _number_text(v)).astype("str")
+
+
+def _number_text(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _missing(value) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def parse_names(series: pd.Series, column: str, problems: ProblemList, required: bool) -> pd.Series:
+    """Identifiers (model, annotator, query …): one line of text, no stray spaces at either end."""
+    values = text_values(series)
+    codes, uniques = pd.factorize(values)
+    uniq = pd.Series(uniques, dtype="str")
+    blank = (uniq.str.strip() == "").to_numpy()
+    padded = (uniq != uniq.str.strip()).to_numpy() & ~blank
+    control = uniq.str.contains(_CONTROL).to_numpy()
+    empty_rows = codes < 0
+    if blank.any():
+        empty_rows |= np.isin(codes, np.flatnonzero(blank))
+    if required:
+        problems.add(column, f"empty {column}", empty_rows, values)
+    elif blank.any():
+        problems.add(column, f"{column} holds only spaces", np.isin(codes, np.flatnonzero(blank)), values)
+    if padded.any():
+        problems.add(column, f"{column} starts or ends with spaces (would be a different name)",
+                     np.isin(codes, np.flatnonzero(padded)), values)
+    if control.any():
+        problems.add(column, f"{column} holds a line break or control character",
+                     np.isin(codes, np.flatnonzero(control)), values)
+    return values
+
+
+def parse_outcomes(series: pd.Series, column: str, problems: ProblemList,
+                   outcomes: Mapping[str, str] | None = None, allow_missing: bool = False) -> pd.Categorical:
+    """Winner labels -> the canonical OUTCOMES; user mapping first, then the documented aliases."""
+    values = text_values(series)
+    codes, uniques = pd.factorize(values)
+    user = {str(k).strip().lower(): v for k, v in (outcomes or {}).items()}
+    for key, target in list(user.items()):
+        canon = OUTCOME_ALIASES.get(str(target).strip().lower())
+        if canon is None:
+            problems.add(column, f"the outcome mapping sends {key!r} to {target!r}; map values to one of "
+                                 f"{', '.join(OUTCOMES)} (or a, b, tie, both_bad)")
+            user.pop(key)
+        else:
+            user[key] = canon
+    resolved = []
+    for value in uniques:
+        key = str(value).strip().lower()
+        resolved.append(user.get(key) or OUTCOME_ALIASES.get(key))
+    unknown = np.array([r is None for r in resolved], dtype=bool)
+    label_codes = np.array([OUTCOMES.index(r) if r else -1 for r in resolved], dtype=np.int8)
+    out_codes = np.where(codes >= 0, label_codes[np.maximum(codes, 0)] if len(uniques) else -1, -1)
+    if unknown.any():
+        problems.add(column, f"unknown {column} label (accepted: {', '.join(OUTCOMES)}; a/b, left/right, A/B, "
+                             "1/2, draw, both_bad, bothbad; or give an outcome mapping)",
+                     np.isin(codes, np.flatnonzero(unknown)), values)
+    if not allow_missing:
+        problems.add(column, f"empty {column}", codes < 0, values)
+    return pd.Categorical.from_codes(out_codes.astype(np.int8), categories=list(OUTCOMES))
+
+
+def parse_numbers(series: pd.Series, column: str, problems: ProblemList, *, minimum: float | None = None,
+                  maximum: float | None = None, allow_missing: bool = True) -> np.ndarray:
+    """Numbers as float64; text that is not a number, NaN/inf, and values out of range are reported."""
+    if pd.api.types.is_bool_dtype(series.dtype):
+        problems.add(column, f"{column} must be a number, not true/false", np.ones(len(series), bool))
+        return np.full(len(series), np.nan)
+    raw_missing = series.isna().to_numpy()
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        numbers = series.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+    else:
+        text = text_values(series)
+        numbers = _fast_float(text)
+        if numbers is None:  # some cell is not plain decimal text: find which, cell by cell
+            stripped = text.str.strip()
+            raw_missing = raw_missing | (stripped == "").fillna(True).to_numpy()
+            numbers = pd.to_numeric(stripped, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+        # "nan"/"inf" typed into a cell parse as numbers; they are not measurements (reported below).
+    bad = ~raw_missing & ~np.isfinite(numbers)
+    problems.add(column, f"{column} is not a finite number", bad, series)
+    if not allow_missing:
+        problems.add(column, f"empty {column}", raw_missing, series)
+    ok = np.isfinite(numbers)
+    if minimum is not None:
+        problems.add(column, f"{column} below {minimum:g}", ok & (numbers < minimum), series)
+    if maximum is not None:
+        problems.add(column, f"{column} above {maximum:g}", ok & (numbers > maximum), series)
+    numbers[bad] = np.nan
+    return numbers
+
+
+def _fast_float(text: pd.Series) -> np.ndarray | None:
+    """Arrow's vectorised cast (about 10x pandas' to_numeric); None when any cell does not parse."""
+    try:
+        return pc.cast(pa.array(text, type=pa.string(), from_pandas=True), pa.float64()).to_numpy(
+            zero_copy_only=False).copy()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+
+
+_TRUE = {"true", "1", "yes", "y", "t"}
+_FALSE = {"false", "0", "no", "n", "f", ""}
+
+
+def parse_flags(series: pd.Series, column: str, problems: ProblemList) -> np.ndarray:
+    """Booleans from true/false, 1/0, yes/no (case-insensitive); an empty cell means false."""
+    if pd.api.types.is_bool_dtype(series.dtype) and not series.isna().any():
+        return series.to_numpy(dtype=bool)
+    values = text_values(series)
+    codes, uniques = pd.factorize(values.str.strip().str.lower())
+    truth = np.array([u in _TRUE for u in uniques], dtype=bool)
+    known = np.array([u in _TRUE or u in _FALSE for u in uniques], dtype=bool)
+    problems.add(column, f"{column} must be true/false, 1/0 or yes/no",
+                 (codes >= 0) & ~known[np.maximum(codes, 0)] if len(uniques) else np.zeros(len(codes), bool), values)
+    return (codes >= 0) & truth[np.maximum(codes, 0)] if len(uniques) else np.zeros(len(codes), bool)
+
+
+def parse_timestamps(series: pd.Series, column: str, problems: ProblemList) -> pd.Series:
+    """ISO-8601 text (UTC unless an offset is given) or epoch seconds -> UTC datetimes (microseconds)."""
+    missing = series.isna().to_numpy()
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        return pd.to_datetime(series, utc=True).dt.as_unit("ns").dt.round("us")
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        seconds, text = series.to_numpy(dtype=np.float64, na_value=np.nan), None
+    else:
+        text = text_values(series).str.strip()
+        missing = missing | (text == "").fillna(True).to_numpy()
+        seconds = _fast_float(text)
+    if seconds is not None:
+        out = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=series.index)
+    else:
+        # ISO text, possibly mixed with epoch numbers: parse as ISO, then retry the rest as numbers.
+        out = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
+        rest = ~missing & out.isna().to_numpy()
+        if rest.any():
+            numbers = pd.to_numeric(text[rest], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            out[rest] = pd.to_datetime(numbers, unit="s", utc=True)
+    out = out.dt.as_unit("ns").dt.round("us")  # the store keeps float seconds: microseconds survive
+    bad = ~missing & out.isna().to_numpy()
+    problems.add(column, f"{column} is not an ISO-8601 date-time or epoch seconds", bad, series)
+    return out

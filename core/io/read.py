@@ -1,0 +1,188 @@
+"""Reading raw tables from files and uploads, before any meaning is given to the columns.
+
+Everything tabular is read as text (CSV cells stay strings, so ``0123`` keeps its leading zero and
+``NA`` stays a name); the loaders in :mod:`core.io.votes` and :mod:`core.io.runs` parse numbers and
+timestamps column by column so that every unparseable cell can be reported by row.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from core.io.problems import InputError, Problem
+
+FORMATS = ("csv", "tsv", "json", "jsonl", "parquet")
+
+
+@dataclass(frozen=True)
+class RawFile:
+    """The bytes of one input and where they came from."""
+
+    name: str
+    data: bytes = field(repr=False)
+    format: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def open_source(source: Any, name: str | None = None, format: str | None = None) -> RawFile:
+    """Accept a path, raw bytes, or an uploaded file object (anything with ``.getvalue()``/``.read()``)."""
+    if isinstance(source, RawFile):
+        return source
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(str(path), [Problem((), "no such file")])
+        data, name = path.read_bytes(), name or str(path)
+    elif isinstance(source, (bytes, bytearray)):
+        data, name = bytes(source), name or "upload"
+    elif hasattr(source, "getvalue"):
+        data, name = bytes(source.getvalue()), name or getattr(source, "name", "upload")
+    elif hasattr(source, "read"):
+        data, name = source.read(), name or getattr(source, "name", "upload")
+        data = data.encode() if isinstance(data, str) else bytes(data)
+    else:
+        raise TypeError(f"cannot read input of type {type(source).__name__}")
+    lower = name.lower()
+    if lower.endswith(".gz"):
+        data, lower = _gunzip(name, data), lower[:-3]
+    fmt = format or _format_from_name(lower, data)
+    if fmt not in FORMATS:
+        raise InputError(name, [Problem((), f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")])
+    return RawFile(name, data, fmt)
+
+
+def _gunzip(name: str, data: bytes) -> bytes:
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise InputError(name, [Problem((), f"not a readable gzip file ({exc})")]) from None
+
+
+def _format_from_name(lower: str, data: bytes) -> str:
+    for ext in FORMATS:
+        if lower.endswith("." + ext):
+            return ext
+    if lower.endswith(".ndjson"):
+        return "jsonl"
+    if lower.endswith(".pq"):
+        return "parquet"
+    head = data[:64].lstrip()
+    if data[:4] == b"PAR1":
+        return "parquet"
+    if head.startswith(b"["):
+        return "json"
+    if head.startswith(b"{"):
+        # One object per line is JSONL; a single (possibly multi-line) object is JSON.
+        first = data.lstrip().split(b"\n", 1)[0].strip()
+        try:
+            json.loads(first)
+            return "jsonl"
+        except ValueError:
+            return "json"
+    return "csv"
+
+
+def check_text(raw: RawFile) -> str | None:
+    """Reject empty and non-UTF-8 inputs with the position of the first bad byte."""
+    if not raw.data.strip():
+        raise InputError(raw.name, [Problem((), "the file is empty")])
+    if raw.format == "parquet":
+        return None
+    try:
+        return raw.data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.data.count(b"\n", 0, exc.start) + 1
+        raise InputError(raw.name, [Problem((), f"the file is not UTF-8 text: byte {exc.start} (line {line}) "
+                                             f"is {raw.data[exc.start:exc.start + 1]!r}; re-save it as UTF-8")]) from None
+
+
+def read_table(raw: RawFile) -> pd.DataFrame:
+    """Parse the bytes into a DataFrame (CSV cells as strings, JSON values as they are)."""
+    text = check_text(raw)
+    if raw.format in ("csv", "tsv"):
+        frame = _read_csv(raw)
+    elif raw.format == "parquet":
+        try:
+            frame = pd.read_parquet(io.BytesIO(raw.data))
+        except Exception as exc:  # pyarrow raises several unrelated types for a broken file
+            raise InputError(raw.name, [Problem((), f"not a readable Parquet file ({exc})")]) from None
+    else:
+        frame = pd.json_normalize(read_json_records(raw, text))
+    if frame.shape[0] == 0:
+        raise InputError(raw.name, [Problem((), "the file has a header but no data rows")])
+    frame.columns = [str(c).strip() for c in frame.columns]
+    dupes = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    if dupes:
+        raise InputError(raw.name, [Problem(tuple(dupes), "the same column name appears more than once")])
+    return frame
+
+
+def _read_csv(raw: RawFile) -> pd.DataFrame:
+    data = raw.data[3:] if raw.data.startswith(b"\xef\xbb\xbf") else raw.data
+    header = data.split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+    delimiter = "\t" if raw.format == "tsv" or ("\t" in header and "," not in header) else ","
+    columns = next(csv.reader([header], delimiter=delimiter), [])
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in columns}, strings_can_be_null=True,
+                quoted_strings_can_be_null=True),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(raw.name, [Problem((), f"not a readable {raw.format.upper()} table: {exc}")]) from None
+    return table.to_pandas()
+
+
+def read_json_records(raw: RawFile, text: str) -> list[dict]:
+    """JSON (a list of records, or ``{"data": [...]}``-style) or JSONL (one record per line)."""
+    if raw.format == "jsonl":
+        records = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as exc:
+                raise InputError(raw.name, [Problem((), f"line {number} is not valid JSON ({exc.msg})")]) from None
+            if not isinstance(record, dict):
+                raise InputError(raw.name, [Problem((), f"line {number} is not a JSON object")])
+            records.append(record)
+        return records
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise InputError(raw.name, [Problem((), f"not valid JSON: {exc}")]) from None
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        if len(lists) == 1:
+            value = lists[0]
+        else:
+            raise InputError(raw.name, [Problem((), "expected a JSON list of records (one object per row)")])
+    if not isinstance(value, list) or not all(isinstance(r, dict) for r in value):
+        raise InputError(raw.name, [Problem((), "expected a JSON list of records (one object per row)")])
+    return value
+
+
+def read_json_document(raw: RawFile) -> Any:
+    """A whole JSON document (for lm-evaluation-harness results files)."""
+    text = check_text(raw)
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InputError(raw.name, [Problem((), f"not valid JSON: {exc}")]) from None

@@ -1,0 +1,147 @@
+"""EvalRuns: one score in [0, 1] per (model, task, metric), from long tables, wide tables or
+lm-evaluation-harness results files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import PurePath
+
+import numpy as np
+import pandas as pd
+
+from core.io.columns import map_columns, parse_names, parse_numbers
+from core.io.problems import InputError, Problem, ProblemList
+from core.io.votes import MAPPING_HINT, missing_required
+from core.schema import DEFAULT_METRIC, RUN_COLUMN_ALIASES, RUN_COLUMNS, RUN_REQUIRED
+
+# Columns that name the task in a wide table (one row per task, one column per model).
+WIDE_TASK_COLUMNS = ("task_id", "task", "question_id", "item_id", "id", "benchmark")
+WIDE_META_COLUMNS = ("category", "metric_name", "metric", "weight", "subject")
+
+
+def runs_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None
+                    ) -> tuple[pd.DataFrame, list[str]]:
+    """A long score table: model_id, task_id, score [, metric_name, category, weight, stderr]."""
+    problems = ProblemList(source)
+    frame, notes = map_columns(raw, columns, RUN_COLUMN_ALIASES, RUN_COLUMNS, problems)
+    if missing_required(frame.columns, RUN_REQUIRED, problems, "an EvalRun (long) table", raw.columns):
+        problems.raise_if_any(MAPPING_HINT)
+    return _validate_runs(frame, problems), notes
+
+
+def _validate_runs(frame: pd.DataFrame, problems: ProblemList) -> pd.DataFrame:
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    out["model_id"] = parse_names(frame["model_id"], "model_id", problems, required=True)
+    out["task_id"] = parse_names(frame["task_id"], "task_id", problems, required=True)
+    if "metric_name" in frame:
+        out["metric_name"] = parse_names(frame["metric_name"], "metric_name", problems, required=True)
+    else:
+        out["metric_name"] = DEFAULT_METRIC
+    out["score"] = parse_numbers(frame["score"], "score", problems, minimum=0, maximum=1, allow_missing=False)
+    if "category" in frame:
+        out["category"] = parse_names(frame["category"], "category", problems, required=False)
+    if "weight" in frame:
+        out["weight"] = parse_numbers(frame["weight"], "weight", problems, minimum=0, allow_missing=False)
+    if "stderr" in frame:
+        out["stderr"] = parse_numbers(frame["stderr"], "stderr", problems, minimum=0)
+    key = ["model_id", "task_id", "metric_name"]
+    dup = out.duplicated(subset=key, keep=False).to_numpy()
+    problems.add(tuple(key), "the same (model, task, metric) is scored twice", dup, out["model_id"])
+    if "category" in out:
+        per_task = out.dropna(subset=["category"]).groupby("task_id")["category"].nunique()
+        clash = out["task_id"].isin(per_task[per_task > 1].index).to_numpy()
+        problems.add(("task_id", "category"), "a task is given more than one category", clash, out["task_id"])
+    problems.raise_if_any("scores must lie in [0, 1]; fix them where they are produced" if any(
+        p.columns == ("score",) for p in problems.problems) else None)
+    return out
+
+
+def wide_task_column(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> str | None:
+    if columns and "task_id" in columns:
+        return columns["task_id"]
+    return next((c for c in WIDE_TASK_COLUMNS if c in frame.columns), None)
+
+
+def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
+                   metric: str = DEFAULT_METRIC) -> tuple[pd.DataFrame, list[str]]:
+    """A wide score table: one row per task, a column per model, optional ``category``."""
+    problems = ProblemList(source)
+    task_col = wide_task_column(raw, columns)
+    if task_col is None or task_col not in raw.columns:
+        raise InputError(source, [Problem((), "a wide score table needs a task column (one of "
+                                              f"{', '.join(WIDE_TASK_COLUMNS)}); the file has "
+                                              f"{', '.join(map(str, raw.columns))}")], MAPPING_HINT)
+    category_col = (columns or {}).get("category") or ("category" if "category" in raw.columns else None)
+    meta = {task_col, category_col} | {c for c in WIDE_META_COLUMNS if c in raw.columns}
+    models = [c for c in raw.columns if c not in meta]
+    if not models:
+        raise InputError(source, [Problem((), "a wide score table needs one column per model")])
+    ids = parse_names(raw[task_col], task_col, problems, required=True)
+    problems.add(task_col, "the same task appears on more than one row", ids.duplicated(keep=False).to_numpy(), ids)
+    problems.raise_if_any()
+    scores = np.column_stack([parse_numbers(raw[m], str(m), problems, minimum=0, maximum=1) for m in models])
+    problems.raise_if_any("scores must lie in [0, 1]; fix them where they are produced")
+    n_tasks, n_models = scores.shape
+    long = pd.DataFrame({
+        "model_id": np.repeat(np.array(models, dtype=object), n_tasks),
+        "task_id": np.tile(ids.to_numpy(dtype=object), n_models),
+        "score": scores.T.ravel(),
+    })
+    if category_col:
+        long["category"] = np.tile(raw[category_col].to_numpy(dtype=object), n_models)
+    notes = [f"wide table: {n_tasks} tasks (from '{task_col}') × {n_models} models"]
+    present = long["score"].notna()
+    if not present.all():
+        notes.append(f"{int((~present).sum())} empty cells read as 'not scored'")
+    long = long[present.to_numpy()].reset_index(drop=True)
+    long.insert(2, "metric_name", metric)
+    return _validate_runs(long, ProblemList(source)), notes
+
+
+def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") -> tuple[pd.DataFrame, list[str]]:
+    """lm-evaluation-harness results files, one per model: ``{"results": {task: {metric: value, …}}}``.
+
+    The model is named by ``config.model_args`` (``pretrained=…``), with `` (k-shot)`` when
+    ``config.num_fewshot`` is above 0, else by the file name. Only ``metric`` (default ``acc``) is read:
+    other metrics (perplexities, likelihood differences) are not scores in [0, 1].
+    """
+    rows, notes, skipped = [], [], 0
+    for source, doc in documents:
+        if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
+            raise InputError(source, [Problem((), "not an lm-evaluation-harness results file "
+                                                  "(no 'results' object of tasks)")])
+        model = lm_eval_model_name(source, doc)
+        for task, metrics in doc["results"].items():
+            if not isinstance(metrics, dict) or metric not in metrics:
+                skipped += 1
+                continue
+            stderr = metrics.get(f"{metric}_stderr", metrics.get(f"{metric},stderr"))
+            rows.append({"model_id": model, "task_id": str(task), "metric_name": metric,
+                         "score": metrics[metric], "stderr": stderr, "source": source})
+    if not rows:
+        raise InputError(documents[0][0] if documents else "lm-eval", [Problem((), f"no task reports the metric "
+                                                                                     f"{metric!r}")])
+    frame = pd.DataFrame(rows)
+    if skipped:
+        notes.append(f"{skipped} task results without '{metric}' were left out")
+    problems = ProblemList(", ".join(sorted({s for s, _ in documents}))[:300])
+    out = _validate_runs(frame.drop(columns="source"), problems)
+    notes.append(f"{frame['model_id'].nunique()} models × {frame['task_id'].nunique()} tasks, metric '{metric}'")
+    return out, notes
+
+
+def lm_eval_model_name(source: str, doc: dict) -> str:
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    args = str(config.get("model_args") or "")
+    found = re.search(r"(?:^|,)\s*pretrained=([^,]+)", args)
+    name = found.group(1).strip() if found else PurePath(source).stem
+    shots = config.get("num_fewshot")
+    if isinstance(shots, int) and shots > 0:
+        name += f" ({shots}-shot)"
+    return name
+
+
+def is_lm_eval_document(doc) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and all(
+        isinstance(v, dict) for v in doc["results"].values())

@@ -1,0 +1,158 @@
+"""Votes (one row per blind A/B comparison) and counts tables (one row per GROUP BY cell)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from core.io.columns import map_columns, parse_flags, parse_names, parse_numbers, parse_outcomes, \
+    parse_timestamps, text_values
+from core.io.problems import ProblemList
+from core.schema import COUNT_REQUIRED, COUNT_STRATA, DEFAULT_DIMENSION, DEFAULT_GAME_ID, \
+    VOTE_COLUMN_ALIASES, VOTE_COLUMNS, VOTE_LABEL_COLUMNS, VOTE_REQUIRED
+
+# Chatbot Arena / FastChat battle records keep answer lengths in nested conversation metadata.
+ARENA_ALIASES = {
+    "conv_metadata.sum_assistant_a_tokens": "len_a",
+    "conv_metadata.sum_assistant_b_tokens": "len_b",
+}
+TEXT_LENGTH_SOURCES = {"answer_a": "len_a", "answer_b": "len_b", "completion_a": "len_a", "completion_b": "len_b"}
+MAPPING_HINT = ("map the file's columns onto EvalBoard's (for example --map model_a=sys1 --map winner=pref) and "
+                "its winner values onto outcomes (--outcome a-is-better=model_a)")
+
+
+def missing_required(columns, required, problems: ProblemList, kind: str, file_columns) -> bool:
+    absent = [c for c in required if c not in columns]
+    if absent:
+        problems.add(tuple(absent), f"missing required column{'s' if len(absent) > 1 else ''} for {kind} "
+                                    f"(the file has: {', '.join(map(str, file_columns)) or 'no columns'})")
+    return bool(absent)
+
+
+def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
+                     outcomes: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """Parse and validate a raw table as votes; return the canonical frame and notes on what was read.
+
+    Raises :class:`~core.io.problems.InputError` listing every broken rule at once.
+    """
+    problems = ProblemList(source)
+    lengths_from_text = [src for src, dst in TEXT_LENGTH_SOURCES.items() if src in raw.columns
+                         and dst not in raw.columns and dst not in (columns or {})]
+    frame = raw.copy(deep=False)
+    notes: list[str] = []
+    for src in lengths_from_text:
+        if TEXT_LENGTH_SOURCES[src] in frame:
+            continue
+        frame[TEXT_LENGTH_SOURCES[src]] = text_values(raw[src]).str.len().astype("float64")
+        notes.append(f"{TEXT_LENGTH_SOURCES[src]} computed as the character length of '{src}'")
+    frame, mapped = map_columns(frame, columns, {**ARENA_ALIASES, **VOTE_COLUMN_ALIASES}, VOTE_COLUMNS, problems)
+    notes += mapped
+    if missing_required(frame.columns, VOTE_REQUIRED, problems, "votes", raw.columns):
+        problems.raise_if_any(MAPPING_HINT)
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    if "vote_id" in frame:
+        ids = parse_names(frame["vote_id"], "vote_id", problems, required=True)
+        dup = ids.duplicated(keep=False).to_numpy() & ids.notna().to_numpy()
+        problems.add("vote_id", "duplicate vote_id", dup, ids)
+        out["vote_id"] = ids
+    for col in VOTE_LABEL_COLUMNS:
+        if col in frame:
+            required = col in ("game_id", "dimension")
+            out[col] = parse_names(frame[col], col, problems, required=required)
+        elif col == "game_id":
+            out[col] = DEFAULT_GAME_ID
+        elif col == "dimension":
+            out[col] = DEFAULT_DIMENSION
+    model_a = parse_names(frame["model_a"], "model_a", problems, required=True)
+    model_b = parse_names(frame["model_b"], "model_b", problems, required=True)
+    same = (model_a == model_b).fillna(False).to_numpy(dtype=bool)
+    problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same, model_a)
+    out["model_a"], out["model_b"] = model_a, model_b
+    out["winner"] = parse_outcomes(frame["winner"], "winner", problems, outcomes)
+    if "timestamp" in frame:
+        out["timestamp"] = parse_timestamps(frame["timestamp"], "timestamp", problems)
+    for col in ("response_time_s", "len_a", "len_b"):
+        if col in frame:
+            out[col] = parse_numbers(frame[col], col, problems, minimum=0)
+    _golden(frame, out, problems, notes)
+    if "weight" in frame:
+        out["weight"] = parse_numbers(frame["weight"], "weight", problems, minimum=0, allow_missing=False)
+    problems.raise_if_any(MAPPING_HINT if any(p.columns == ("winner",) for p in problems.problems) else None)
+    return categorize_votes(out), notes
+
+
+def _golden(frame: pd.DataFrame, out: pd.DataFrame, problems: ProblemList, notes: list[str]) -> None:
+    if "is_golden" not in frame and "golden_answer" not in frame:
+        return
+    if "is_golden" in frame:
+        golden = parse_flags(frame["is_golden"], "is_golden", problems)
+    else:
+        golden = frame["golden_answer"].notna().to_numpy() & (text_values(frame["golden_answer"]).str.strip() != "")\
+            .fillna(False).to_numpy()
+        notes.append("is_golden taken as 'golden_answer is filled in'")
+    out["is_golden"] = golden
+    if "golden_answer" not in frame:
+        problems.add("golden_answer", "golden items need a golden_answer column (which side is correct)",
+                     golden)
+        return
+    answer = parse_outcomes(frame["golden_answer"].where(golden, None), "golden_answer", problems,
+                            allow_missing=True)
+    unanswered = golden & (np.asarray(answer.codes) < 0)
+    problems.add("golden_answer", "golden item without a golden_answer", unanswered)
+    out["golden_answer"] = answer
+
+
+def categorize_votes(out: pd.DataFrame) -> pd.DataFrame:
+    """Give every label column its analysis dtype: categoricals with sorted categories.
+
+    model_a and model_b share one category list (sorted names, METHODS §0), so their codes index the
+    same models.
+    """
+    out = out[[c for c in VOTE_COLUMNS if c in out.columns]].copy()
+    codes_a, names_a = pd.factorize(out["model_a"], sort=True)
+    codes_b, names_b = pd.factorize(out["model_b"], sort=True)
+    models = sorted(set(names_a) | set(names_b))
+    out["model_a"] = _recode(codes_a, names_a, models)
+    out["model_b"] = _recode(codes_b, names_b, models)
+    for col in VOTE_LABEL_COLUMNS:
+        if col in out:
+            codes, names = pd.factorize(out[col], sort=True)
+            out[col] = pd.Categorical.from_codes(codes, categories=list(names))
+    if "vote_id" in out:
+        out["vote_id"] = out["vote_id"].astype("str")
+    return out
+
+
+def _recode(codes: np.ndarray, names, categories: list[str]) -> pd.Categorical:
+    position = {name: i for i, name in enumerate(categories)}
+    lookup = np.array([position[n] for n in names] + [-1], dtype=np.int64)  # index -1 -> missing
+    return pd.Categorical.from_codes(lookup[codes], categories=categories)
+
+
+def counts_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
+                      outcomes: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """A counts table (model_a, model_b, winner, count [+ strata]): the GROUP BY form of any vote set."""
+    problems = ProblemList(source)
+    canonical = COUNT_REQUIRED + COUNT_STRATA
+    frame, notes = map_columns(raw, columns, {"n": "count", "left": "model_a", "right": "model_b"}, canonical,
+                               problems)
+    if missing_required(frame.columns, COUNT_REQUIRED, problems, "a counts table", raw.columns):
+        problems.raise_if_any(MAPPING_HINT)
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    for col in ("model_a", "model_b"):
+        out[col] = parse_names(frame[col], col, problems, required=True)
+    same = (out["model_a"] == out["model_b"]).fillna(False).to_numpy(dtype=bool)
+    problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same, out["model_a"])
+    out["winner"] = pd.Series(parse_outcomes(frame["winner"], "winner", problems, outcomes)).astype("str")
+    out["count"] = parse_numbers(frame["count"], "count", problems, minimum=0, allow_missing=False)
+    strata = [c for c in COUNT_STRATA if c in frame]
+    for col in strata:
+        out[col] = parse_names(frame[col], col, problems, required=True)
+    key = ["model_a", "model_b", "winner", *strata]
+    dup = out.duplicated(subset=key, keep=False).to_numpy()
+    problems.add(tuple(key), "the same cell appears on more than one row (sum them in the GROUP BY)", dup,
+                 out["model_a"])
+    problems.raise_if_any()
+    return out, notes

@@ -1,0 +1,70 @@
+"""The canonical data contracts shared by loading, storage and analysis.
+
+Every input shape (Arena records, ``left,right,winner`` files, wide score tables …) is mapped onto
+these columns by :mod:`core.io`; :mod:`core.store` persists exactly these columns; estimators read
+them back. Keeping the names and the outcome codes in one place means the three never drift apart.
+"""
+
+from __future__ import annotations
+
+# Votes: one row per blind A/B comparison. model_a is always the LEFT answer, model_b the RIGHT one.
+VOTE_REQUIRED = ("model_a", "model_b", "winner")
+VOTE_COLUMNS = (
+    "vote_id",
+    "query_id",
+    "game_id",
+    "dimension",
+    "category",
+    "model_a",
+    "model_b",
+    "winner",
+    "annotator_id",
+    "timestamp",
+    "response_time_s",
+    "len_a",
+    "len_b",
+    "is_golden",
+    "golden_answer",
+    "weight",
+)
+# Free-text label columns (stored dictionary-encoded; loaded back as categoricals).
+VOTE_LABEL_COLUMNS = ("query_id", "game_id", "dimension", "category", "annotator_id")
+VOTE_NUMBER_COLUMNS = ("timestamp", "response_time_s", "len_a", "len_b", "weight")
+DEFAULT_GAME_ID = "all"
+DEFAULT_DIMENSION = "overall"
+
+# Outcomes, in code order. The code is what the store keeps; the label is what users read.
+OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
+OUTCOME_CODE = {label: code for code, label in enumerate(OUTCOMES)}
+# Score of the LEFT model per outcome (METHODS §0): ties and both-bad count as half a win.
+LEFT_SCORE = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+
+# Case-insensitive spellings accepted for each outcome (DESIGN "Inputs"). Anything else is an error.
+OUTCOME_ALIASES = {
+    "model_a": "model_a", "a": "model_a", "left": "model_a", "1": "model_a",
+    "model_b": "model_b", "b": "model_b", "right": "model_b", "2": "model_b",
+    "tie": "tie", "draw": "tie",
+    "tie (bothbad)": "tie (bothbad)", "both_bad": "tie (bothbad)", "bothbad": "tie (bothbad)",
+}
+
+# Column aliases mapped onto canonical vote columns when the canonical name is absent.
+VOTE_COLUMN_ALIASES = {
+    "judge": "annotator_id", "worker": "annotator_id", "evaluator": "annotator_id",
+    "user_id": "annotator_id", "annotator": "annotator_id",
+    "tstamp": "timestamp", "time": "timestamp",
+    "question_id": "query_id", "prompt_id": "query_id",
+    "duration": "response_time_s", "duration_s": "response_time_s",
+    "left": "model_a", "right": "model_b",
+}
+
+# Counts tables: the GROUP BY form in which data of any size enters.
+COUNT_REQUIRED = ("model_a", "model_b", "winner", "count")
+COUNT_STRATA = ("game_id", "dimension", "period", "annotator_status")
+
+# EvalRuns: one score in [0, 1] per (model, task, metric).
+RUN_REQUIRED = ("model_id", "task_id", "score")
+RUN_COLUMNS = ("model_id", "task_id", "metric_name", "score", "category", "weight")
+RUN_COLUMN_ALIASES = {"model": "model_id", "task": "task_id", "metric": "metric_name", "value": "score"}
+DEFAULT_METRIC = "score"
+
+KINDS = ("votes", "counts", "eval_runs", "winrate_matrix")
