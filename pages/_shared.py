@@ -1,0 +1,60 @@
+"""What every page shares: the store, the active dataset, cached loads."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.store import Dataset, Store, default_db_path
+
+ACTIVE = "active_dataset"  # session key: id of the dataset the analysis pages work on
+PENDING = "pending_active_dataset"  # set before a rerun; applied before the selector is drawn
+
+
+def open_store() -> Store:
+    """A connection for this script run (SQLite connections must not cross Streamlit's threads)."""
+    return Store(default_db_path())
+
+
+def list_datasets() -> list[Dataset]:
+    with open_store() as store:
+        return store.datasets()
+
+
+@st.cache_data(show_spinner="Loading dataset…", max_entries=8)
+def load_dataset(db_path: str, dataset_id: int, created_at: str, columns: tuple[str, ...] | None = None
+                 ) -> pd.DataFrame:
+    """Cached by dataset id and creation time, so a deleted and re-made dataset is not served stale."""
+    with Store(db_path) as store:
+        return store.load(dataset_id, list(columns) if columns else None)
+
+
+def dataset_picker() -> Dataset | None:
+    """The sidebar selector of the active dataset; returns it (None when the store is empty)."""
+    datasets = list_datasets()
+    if not datasets:
+        st.info("No datasets yet: add one on the Data page.")
+        return None
+    by_id = {d.id: d for d in datasets}
+    pending = st.session_state.pop(PENDING, None)
+    if pending in by_id:
+        st.session_state[ACTIVE] = pending
+    if st.session_state.get(ACTIVE) not in by_id:
+        st.session_state[ACTIVE] = datasets[0].id
+    chosen = st.selectbox("Active dataset", options=list(by_id), key=ACTIVE,
+                          format_func=lambda i: f"{by_id[i].name} · {by_id[i].kind.replace('_', ' ')} · "
+                                                f"{by_id[i].rows:,} rows")
+    return by_id.get(chosen)
+
+
+def select_after_rerun(dataset_id: int) -> None:
+    """Make a dataset active on the next run (a drawn widget's value cannot change in this one)."""
+    st.session_state[PENDING] = dataset_id
+
+
+def active_dataset(kind: str | None = None) -> Dataset | None:
+    datasets = {d.id: d for d in list_datasets()}
+    current = datasets.get(st.session_state.get(ACTIVE))
+    if current is None or (kind and current.kind != kind):
+        return None
+    return current

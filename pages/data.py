@@ -1,0 +1,86 @@
+"""Data: upload and validate inputs, map unfamiliar files, store, preview and delete datasets."""
+
+import streamlit as st
+
+from core.demo import ensure_samples
+from core.io import READ_KINDS, InputError, load
+from pages._mapping import mapping_form
+from pages._shared import list_datasets, load_dataset, open_store, select_after_rerun
+
+st.title("Data")
+flash = st.session_state.pop("data_flash", None)
+if flash:
+    st.success(flash[0])
+    for note in flash[1]:
+        st.caption(f"note: {note}")
+
+
+def store_upload(upload, **options) -> None:
+    """Validate and store; on success remember the message and make the new dataset active."""
+    bar = st.progress(0.0, text="Validating…")
+    try:
+        loaded = load(upload, name=upload.name, **options)
+    except InputError as exc:
+        bar.empty()
+        st.session_state["upload_error"] = str(exc)
+        return
+    with open_store() as store:
+        result = store.ingest(loaded, name=st.session_state.get("upload_name") or None,
+                              progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
+    st.session_state.pop("upload_error", None)
+    st.session_state["data_flash"] = (result.summary(), list(loaded.notes))
+    select_after_rerun(result.dataset.id)
+    st.rerun()
+
+
+st.subheader("Add a dataset")
+st.caption("Votes (CSV, JSON, JSONL, Parquet; Chatbot Arena records; left/right/winner), counts tables, "
+           "EvalRuns (long or wide score tables, lm-evaluation-harness results JSON) or a win-rate matrix.")
+upload = st.file_uploader("File", type=["csv", "tsv", "json", "jsonl", "parquet", "gz"], key="upload_file")
+left, right = st.columns(2)
+kind = left.selectbox("It holds", ["detect", *READ_KINDS], key="upload_kind",
+                      format_func=lambda k: "detect from the columns" if k == "detect" else k.replace("_", " "))
+right.text_input("Dataset name", key="upload_name", placeholder="default: the file name")
+if upload is not None and st.button("Validate and store", key="upload_store", type="primary"):
+    store_upload(upload, kind=None if kind == "detect" else kind)
+error = st.session_state.get("upload_error")
+if error and upload is not None:
+    st.error("The file was not stored.")
+    st.code(error, language=None)
+if upload is not None:
+    with st.expander("Map columns and outcomes", expanded=bool(error)):
+        mapped = mapping_form(upload)
+        if mapped and st.button("Store with this mapping", key="upload_store_mapped"):
+            mapped_kind, columns, outcomes = mapped
+            store_upload(upload, kind=mapped_kind, columns=columns, outcomes=outcomes)
+
+st.subheader("Stored datasets")
+datasets = list_datasets()
+if st.button("Load the sample datasets", key="load_samples",
+             help="arena_demo: 20,000 simulated blind A/B votes; evalruns_demo: 3 models × 12 tasks"):
+    with open_store() as store:
+        results = ensure_samples(store)
+    st.session_state["data_flash"] = ("; ".join(r.summary() for r in results), [])
+    st.rerun()
+if not datasets:
+    st.info("The store is empty: upload a file above or load the sample datasets.")
+    st.stop()
+st.dataframe([{"id": d.id, "name": d.name, "kind": d.kind, "rows": d.rows, "created (UTC)": d.created_at,
+               "source": d.source} for d in datasets], hide_index=True, key="datasets_table")
+by_id = {d.id: d for d in datasets}
+chosen = st.selectbox("Preview", list(by_id), key="preview_dataset",
+                      format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind.replace('_', ' ')})")
+info = by_id[chosen]
+with open_store() as store:
+    frame = load_dataset(str(store.path), info.id, info.created_at)
+st.caption(f"{info.rows:,} rows · columns: {', '.join(info.columns)}")
+st.dataframe(frame.head(200), key="preview_table")
+for note in info.notes:
+    st.caption(f"note: {note}")
+confirm = st.checkbox(f"Yes, delete '{info.name}' and its {info.rows:,} rows", key="delete_confirm")
+if st.button("Delete dataset", key="delete_dataset", disabled=not confirm):
+    with open_store() as store:
+        store.delete(info.id)
+    st.session_state["data_flash"] = (f"Deleted '{info.name}'.", [])
+    st.session_state.pop("delete_confirm", None)
+    st.rerun()
