@@ -21,7 +21,7 @@ import pandas as pd
 from core.io.matrix import looks_like_matrix, matrix_from_frames
 from core.io.problems import InputError, Problem
 from core.io.read import RawFile, open_source, read_json_document, read_table
-from core.io.runs import WIDE_TASK_COLUMNS, is_lm_eval_document, runs_from_frame, runs_from_lm_eval, \
+from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
     runs_from_wide
 from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_from_frame
 from core.schema import KINDS, RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
@@ -63,7 +63,7 @@ def detect_kind(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -
         return "eval_runs"
     if looks_like_matrix(frame):
         return "winrate_matrix"
-    if any(c in names for c in WIDE_TASK_COLUMNS) and frame.shape[1] >= 2:
+    if wide_key_column(frame, columns) and frame.shape[1] >= 2:
         return "eval_runs_wide"
     return None
 

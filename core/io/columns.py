@@ -19,10 +19,13 @@ from core.io.problems import ProblemList
 from core.schema import OUTCOME_ALIASES, OUTCOMES
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Spellings of "no value" in number columns (R, pandas, spreadsheets). In name columns they stay names.
+MISSING_MARKERS = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a", "-"})
 
 
 def map_columns(frame: pd.DataFrame, mapping: Mapping[str, str] | None, aliases: Mapping[str, str],
-                canonical: tuple[str, ...], problems: ProblemList) -> tuple[pd.DataFrame, list[str]]:
+                canonical: tuple[str, ...], problems: ProblemList, also_used: tuple[str, ...] = ()
+                ) -> tuple[pd.DataFrame, list[str]]:
     """Rename source columns onto canonical names: explicit mapping first, then known aliases.
 
     Returns the renamed frame (canonical columns only) and notes saying what was read as what and
@@ -49,7 +52,7 @@ def map_columns(frame: pd.DataFrame, mapping: Mapping[str, str] | None, aliases:
     for col in frame.columns:
         if col in canonical and col not in kept and col not in kept.values():
             kept[col] = col
-    ignored = [c for c in frame.columns if c not in kept]
+    ignored = [c for c in frame.columns if c not in kept and c not in also_used]
     if ignored:
         notes.append("columns not used: " + ", ".join(map(str, ignored[:12])) + (" …" if len(ignored) > 12 else ""))
     out = frame[list(kept)].rename(columns=kept)
@@ -146,13 +149,14 @@ def parse_numbers(series: pd.Series, column: str, problems: ProblemList, *, mini
         numbers = _fast_float(text)
         if numbers is None:  # some cell is not plain decimal text: find which, cell by cell
             stripped = text.str.strip()
-            raw_missing = raw_missing | (stripped == "").fillna(True).to_numpy()
+            raw_missing = raw_missing | stripped.str.lower().isin(MISSING_MARKERS).to_numpy()
             numbers = pd.to_numeric(stripped, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
-        # "nan"/"inf" typed into a cell parse as numbers; they are not measurements (reported below).
-    bad = ~raw_missing & ~np.isfinite(numbers)
+        else:  # the cast read "nan"/"NaN" as NaN: a missing-value marker like NA
+            raw_missing = raw_missing | np.isnan(numbers)
+    bad = ~raw_missing & ~np.isfinite(numbers)  # "inf" and text that is not a number
     problems.add(column, f"{column} is not a finite number", bad, series)
     if not allow_missing:
-        problems.add(column, f"empty {column}", raw_missing, series)
+        problems.add(column, f"empty {column} (or NA)", raw_missing, series)
     ok = np.isfinite(numbers)
     if minimum is not None:
         problems.add(column, f"{column} below {minimum:g}", ok & (numbers < minimum), series)
@@ -197,7 +201,7 @@ def parse_timestamps(series: pd.Series, column: str, problems: ProblemList) -> p
         seconds, text = series.to_numpy(dtype=np.float64, na_value=np.nan), None
     else:
         text = text_values(series).str.strip()
-        missing = missing | (text == "").fillna(True).to_numpy()
+        missing = missing | text.str.lower().isin(MISSING_MARKERS).to_numpy()
         seconds = _fast_float(text)
     if seconds is not None:
         out = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=series.index)

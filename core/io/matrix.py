@@ -25,9 +25,9 @@ def matrix_from_frames(rates: pd.DataFrame, source: str, counts: pd.DataFrame | 
     """Long form ``model_row, model_col, rate, n`` (n missing without counts) for every off-diagonal cell."""
     r = _square(rates, source)
     notes = []
-    np.fill_diagonal(r.values, np.nan)
     problems = ProblemList(source)
-    vals = r.to_numpy()
+    vals = r.to_numpy(copy=True)  # pandas 3 (copy-on-write) hands out read-only views
+    np.fill_diagonal(vals, np.nan)
     flat_bad = ((vals < 0) | (vals > 1)).any(axis=1)
     problems.add("rates", "win rates must lie in [0, 1]", flat_bad, r.index.to_numpy())
     problems.raise_if_any()

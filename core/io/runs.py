@@ -57,43 +57,61 @@ def _validate_runs(frame: pd.DataFrame, problems: ProblemList) -> pd.DataFrame:
     return out
 
 
-def wide_task_column(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> str | None:
-    if columns and "task_id" in columns:
-        return columns["task_id"]
-    return next((c for c in WIDE_TASK_COLUMNS if c in frame.columns), None)
+WIDE_MODEL_COLUMNS = ("model_id", "model")
+
+
+def wide_key_column(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """(column, "task" | "model"): what each row of a wide table is keyed by, or None."""
+    columns = columns or {}
+    if "task_id" in columns:
+        return columns["task_id"], "task"
+    if "model_id" in columns:
+        return columns["model_id"], "model"
+    task = next((c for c in WIDE_TASK_COLUMNS if c in frame.columns), None)
+    if task:
+        return task, "task"
+    model = next((c for c in WIDE_MODEL_COLUMNS if c in frame.columns), None)
+    return (model, "model") if model else None
 
 
 def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
                    metric: str = DEFAULT_METRIC) -> tuple[pd.DataFrame, list[str]]:
-    """A wide score table: one row per task, a column per model, optional ``category``."""
+    """A wide score table: one row per task and a column per model (optional ``category``), or
+    one row per model and a column per task."""
     problems = ProblemList(source)
-    task_col = wide_task_column(raw, columns)
-    if task_col is None or task_col not in raw.columns:
+    key = wide_key_column(raw, columns)
+    if key is None or key[0] not in raw.columns:
         raise InputError(source, [Problem((), "a wide score table needs a task column (one of "
-                                              f"{', '.join(WIDE_TASK_COLUMNS)}); the file has "
-                                              f"{', '.join(map(str, raw.columns))}")], MAPPING_HINT)
+                                              f"{', '.join(WIDE_TASK_COLUMNS)}) or a model column (model_id, "
+                                              f"model); the file has {', '.join(map(str, raw.columns))}")],
+                         MAPPING_HINT)
+    key_col, rows_are = key
     category_col = (columns or {}).get("category") or ("category" if "category" in raw.columns else None)
-    meta = {task_col, category_col} | {c for c in WIDE_META_COLUMNS if c in raw.columns}
-    models = [c for c in raw.columns if c not in meta]
-    if not models:
-        raise InputError(source, [Problem((), "a wide score table needs one column per model")])
-    ids = parse_names(raw[task_col], task_col, problems, required=True)
-    problems.add(task_col, "the same task appears on more than one row", ids.duplicated(keep=False).to_numpy(), ids)
+    if rows_are == "model":
+        category_col = None  # a per-row category would describe models, not tasks
+    meta = {key_col, category_col} | {c for c in WIDE_META_COLUMNS if c in raw.columns}
+    others = [c for c in raw.columns if c not in meta]
+    if not others:
+        raise InputError(source, [Problem((), f"a wide score table needs one column per "
+                                              f"{'model' if rows_are == 'task' else 'task'}")])
+    ids = parse_names(raw[key_col], key_col, problems, required=True)
+    problems.add(key_col, f"the same {rows_are} appears on more than one row",
+                 ids.duplicated(keep=False).to_numpy(), ids)
     problems.raise_if_any()
-    scores = np.column_stack([parse_numbers(raw[m], str(m), problems, minimum=0, maximum=1) for m in models])
+    scores = np.column_stack([parse_numbers(raw[c], str(c), problems, minimum=0, maximum=1) for c in others])
     problems.raise_if_any("scores must lie in [0, 1]; fix them where they are produced")
-    n_tasks, n_models = scores.shape
-    long = pd.DataFrame({
-        "model_id": np.repeat(np.array(models, dtype=object), n_tasks),
-        "task_id": np.tile(ids.to_numpy(dtype=object), n_models),
-        "score": scores.T.ravel(),
-    })
+    n_rows, n_cols = scores.shape
+    row_ids = np.tile(ids.to_numpy(dtype=object), n_cols)
+    col_ids = np.repeat(np.array(others, dtype=object), n_rows)
+    models, tasks = (col_ids, row_ids) if rows_are == "task" else (row_ids, col_ids)
+    long = pd.DataFrame({"model_id": models, "task_id": tasks, "score": scores.T.ravel()})
     if category_col:
-        long["category"] = np.tile(raw[category_col].to_numpy(dtype=object), n_models)
-    notes = [f"wide table: {n_tasks} tasks (from '{task_col}') × {n_models} models"]
+        long["category"] = np.tile(raw[category_col].to_numpy(dtype=object), n_cols)
+    n_models, n_tasks = (n_cols, n_rows) if rows_are == "task" else (n_rows, n_cols)
+    notes = [f"wide table: {n_tasks} tasks × {n_models} models (one row per {rows_are}, keyed by '{key_col}')"]
     present = long["score"].notna()
     if not present.all():
-        notes.append(f"{int((~present).sum())} empty cells read as 'not scored'")
+        notes.append(f"{int((~present).sum())} empty or NA cells read as 'not scored'")
     long = long[present.to_numpy()].reset_index(drop=True)
     long.insert(2, "metric_name", metric)
     return _validate_runs(long, ProblemList(source)), notes

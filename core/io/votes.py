@@ -45,9 +45,11 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     for src in lengths_from_text:
         if TEXT_LENGTH_SOURCES[src] in frame:
             continue
-        frame[TEXT_LENGTH_SOURCES[src]] = text_values(raw[src]).str.len().astype("float64")
-        notes.append(f"{TEXT_LENGTH_SOURCES[src]} computed as the character length of '{src}'")
-    frame, mapped = map_columns(frame, columns, {**ARENA_ALIASES, **VOTE_COLUMN_ALIASES}, VOTE_COLUMNS, problems)
+        # An empty cell is an empty answer: length 0, not an unknown length.
+        frame[TEXT_LENGTH_SOURCES[src]] = text_values(raw[src]).str.len().fillna(0).astype("float64")
+        notes.append(f"{TEXT_LENGTH_SOURCES[src]} computed as the character length of '{src}' (empty = 0)")
+    frame, mapped = map_columns(frame, columns, {**ARENA_ALIASES, **VOTE_COLUMN_ALIASES}, VOTE_COLUMNS, problems,
+                                also_used=tuple(lengths_from_text))
     notes += mapped
     if missing_required(frame.columns, VOTE_REQUIRED, problems, "votes", raw.columns):
         problems.raise_if_any(MAPPING_HINT)

@@ -1,12 +1,4 @@
-"""The embedded SQLite store (through sqlite-utils): datasets, votes, EvalRuns, counts, matrices.
-
-Votes are stored dictionary-encoded: label columns (models, annotators, queries …) hold integer codes
-into the ``labels`` table and outcomes hold codes into ``outcomes``. That halves the file, makes a
-million-vote ingest a few seconds, and loads straight into pandas categoricals. The view
-``votes_labeled`` shows the same rows with their labels for anyone querying the file with SQL.
-
-Every ingest is one transaction: a rejected or interrupted ingest leaves the store as it was.
-"""
+"""The Store: one SQLite file, one transaction per ingest (see the package docstring)."""
 
 from __future__ import annotations
 
@@ -22,24 +14,11 @@ import pandas as pd
 import sqlite_utils
 
 from core.io import Loaded
-from core.schema import OUTCOMES, VOTE_COLUMNS, VOTE_LABEL_COLUMNS
+from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
+from core.store.tables import OUTCOME_ROWS, TABLE_OF_KIND, TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 
 CHUNK_ROWS = 100_000  # rows per executemany call; progress is reported between chunks
-REPO_ROOT = Path(__file__).resolve().parents[1]
-
-# Label columns share one dictionary per field; both model columns use the field "model".
-LABEL_FIELD = {"model_a": "model", "model_b": "model", **{c: c for c in VOTE_LABEL_COLUMNS}}
-OUTCOME_COLUMNS = ("winner", "golden_answer")
-VOTE_SQL_TYPES = {c: int for c in (*LABEL_FIELD, *OUTCOME_COLUMNS, "is_golden")} | {
-    "vote_id": str, "timestamp": float, "response_time_s": float, "len_a": float, "len_b": float, "weight": float}
-RUN_SQL_TYPES = {"model_id": str, "task_id": str, "metric_name": str, "score": float, "category": str,
-                 "weight": float, "stderr": float}
-COUNT_SQL_TYPES = {"model_a": str, "model_b": str, "winner": str, "count": float, "game_id": str,
-                   "dimension": str, "period": str, "annotator_status": str}
-MATRIX_SQL_TYPES = {"model_row": str, "model_col": str, "rate": float, "n": float}
-TABLE_OF_KIND = {"votes": "votes", "eval_runs": "eval_runs", "counts": "counts", "winrate_matrix": "matrices"}
-TYPES_OF_TABLE = {"votes": VOTE_SQL_TYPES, "eval_runs": RUN_SQL_TYPES, "counts": COUNT_SQL_TYPES,
-                  "matrices": MATRIX_SQL_TYPES}
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def default_db_path() -> Path:
@@ -113,11 +92,10 @@ class Store:
             db["labels"].create({"dataset_id": int, "field": str, "code": int, "label": str},
                                 pk=("dataset_id", "field", "code"), not_null={"label"})
             db["outcomes"].create({"code": int, "label": str}, pk="code")
-            db["outcomes"].insert_all([{"code": i, "label": o} for i, o in enumerate(OUTCOMES)])
-            for table, types in TYPES_OF_TABLE.items():
-                db[table].create({"dataset_id": int, "row": int, **types}, not_null={"dataset_id", "row"})
-                db[table].create_index(["dataset_id", "row"], unique=True)
-            db.create_view("votes_labeled", _labeled_view_sql())
+            db["outcomes"].insert_all(OUTCOME_ROWS)
+            for table in TYPES_OF_TABLE:
+                db.execute(data_table_sql(table))
+            db.create_view("votes_labeled", labeled_view_sql())
 
     # -- writing -----------------------------------------------------------------------------------
     def ingest(self, loaded: Loaded, name: str | None = None,
@@ -134,10 +112,11 @@ class Store:
         try:
             dataset_id = self._insert_dataset(loaded, name, table)
             if table == "votes":
-                columns, arrays = self._encode_votes(dataset_id, frame)
+                columns, arrays, labels = encode_votes(dataset_id, frame)
+                conn.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", labels)
             else:
                 columns = [c for c in TYPES_OF_TABLE[table] if c in frame.columns]
-                arrays = [_sql_values(frame[c]) for c in columns]
+                arrays = [sql_values(frame[c]) for c in columns]
             self._bulk_insert(table, dataset_id, columns, arrays, len(frame), progress)
             conn.execute("COMMIT")
         except BaseException:
@@ -158,31 +137,6 @@ class Store:
              loaded.source, loaded.sha256, json.dumps(list(loaded.frame.columns)), json.dumps(list(loaded.notes)),
              json.dumps(dict(loaded.options), default=str)])
         return int(cur.lastrowid)
-
-    def _encode_votes(self, dataset_id: int, frame: pd.DataFrame) -> tuple[list[str], list[list]]:
-        labels, columns, arrays = [], [], []
-        for col in VOTE_COLUMNS:
-            if col not in frame:
-                continue
-            series = frame[col]
-            if col in LABEL_FIELD:
-                cat = series.cat
-                if col != "model_b":  # model_b shares model_a's categories (see core.io.votes)
-                    labels += [(dataset_id, LABEL_FIELD[col], i, str(v)) for i, v in enumerate(cat.categories)]
-                values = _codes(cat.codes.to_numpy())
-            elif col in OUTCOME_COLUMNS:
-                values = _codes(series.cat.codes.to_numpy())
-            elif col == "is_golden":
-                values = series.to_numpy(dtype=np.int64).tolist()
-            elif col == "timestamp":
-                ns = series.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64) / 1e9
-                values = _sql_values(pd.Series(np.where(series.isna().to_numpy(), np.nan, ns)))
-            else:
-                values = _sql_values(series)
-            columns.append(col)
-            arrays.append(values)
-        self.db.conn.executemany("INSERT INTO labels VALUES (?, ?, ?, ?)", labels)
-        return columns, arrays
 
     def _bulk_insert(self, table: str, dataset_id: int, columns: Sequence[str], arrays: Sequence[list], n: int,
                      progress: Callable[[int, int], None] | None) -> None:
@@ -230,18 +184,33 @@ class Store:
             raise KeyError(f"dataset '{info.name}' has no column {', '.join(missing)} "
                            f"(it has {', '.join(info.columns)})")
         table = TABLE_OF_KIND[info.kind]
-        cols = ", ".join(f"[{c}]" for c in wanted) or "row"
-        cursor = self.db.execute(f"SELECT {cols} FROM [{table}] WHERE dataset_id = ? ORDER BY row", [info.id])
-        data = cursor.fetchall()
-        columns_data = list(zip(*data)) if data else [()] * len(wanted)
         if table == "votes":
-            labels = self._labels(info.id)
-            return pd.DataFrame({c: _decode_vote_column(c, v, labels) for c, v in zip(wanted, columns_data)})
+            return self._load_votes(info, wanted)
+        cols = ", ".join(f"[{c}]" for c in wanted) or "row"
+        rows = self.db.execute(f"SELECT {cols} FROM [{table}] WHERE dataset_id = ? ORDER BY row", [info.id])
+        data = list(zip(*rows.fetchall())) or [()] * len(wanted)
         types = TYPES_OF_TABLE[table]
-        out = {}
-        for c, v in zip(wanted, columns_data):
-            out[c] = np.array(v, dtype=np.float64) if types[c] is float else pd.array(v, dtype="str")
+        out = {c: np.array(v, dtype=np.float64) if types[c] is float else pd.array(v, dtype="str")
+               for c, v in zip(wanted, data)}
         return pd.DataFrame(out, index=pd.RangeIndex(info.rows))
+
+    def _load_votes(self, info: Dataset, wanted: list[str]) -> pd.DataFrame:
+        labels = self._labels(info.id)
+        packs = pack_plan([c for c in wanted if is_coded(c)], labels)
+        plain = [c for c in wanted if not is_coded(c)]
+        select = [pack_sql(p) for p in packs] + [f"[{c}]" for c in plain]
+        cursor = self.db.execute(f"SELECT {', '.join(select) or 'row'} FROM votes WHERE dataset_id = ? "
+                                 "ORDER BY row", [info.id])
+        if len(select) == 1 and packs:  # one integer per row: no tuples to transpose
+            columns = [np.fromiter((r[0] for r in cursor), dtype=np.int64, count=info.rows)]
+        else:
+            columns = list(zip(*cursor.fetchall())) or [()] * len(select)
+        out: dict = {}
+        for pack, values in zip(packs, columns):
+            out.update(unpack(np.asarray(values, dtype=np.int64), pack, labels))
+        for col, values in zip(plain, columns[len(packs):]):
+            out[col] = decode_plain(col, values)
+        return pd.DataFrame({c: out[c] for c in wanted}, index=pd.RangeIndex(info.rows))
 
     def _labels(self, dataset_id: int) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -251,55 +220,7 @@ class Store:
         return out
 
 
-def _codes(codes: np.ndarray) -> list:
-    """Categorical codes for SQL: -1 (missing) becomes NULL."""
-    out = codes.astype(np.int64).tolist()
-    if (codes < 0).any():
-        out = [None if c < 0 else c for c in out]
-    return out
-
-
-def _sql_values(series: pd.Series) -> list:
-    values = series.to_numpy(dtype=object if not pd.api.types.is_float_dtype(series.dtype) else np.float64)
-    if values.dtype == np.float64:
-        nan = np.isnan(values)
-        out = values.tolist()
-        return [None if m else v for v, m in zip(out, nan)] if nan.any() else out
-    return [None if v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v for v in values]
-
-
-def _decode_vote_column(col: str, values: tuple, labels: dict[str, list[str]]):
-    if col in LABEL_FIELD or col in OUTCOME_COLUMNS:
-        codes = np.array([-1 if v is None else v for v in values], dtype=np.int64) if None in values else \
-            np.array(values, dtype=np.int64)
-        categories = labels.get(LABEL_FIELD.get(col, ""), []) if col in LABEL_FIELD else list(OUTCOMES)
-        return pd.Categorical.from_codes(codes, categories=categories)
-    if col == "is_golden":
-        return np.array(values, dtype=bool)
-    if col == "vote_id":
-        return pd.array(values, dtype="str")
-    numbers = np.array(values, dtype=np.float64)
-    if col == "timestamp":
-        return pd.to_datetime(numbers, unit="s", utc=True).as_unit("ns").round("us")
-    return numbers
-
-
 def _dataset(row: tuple) -> Dataset:
     id_, name, kind, created, rows, source, sha, columns, notes, _options = row
     return Dataset(id_, name, kind, created, rows, source, sha, tuple(json.loads(columns or "[]")),
                    tuple(json.loads(notes or "[]")))
-
-
-def _labeled_view_sql() -> str:
-    parts = ["v.dataset_id", "v.row", "v.vote_id"]
-    for col in VOTE_COLUMNS:
-        if col in LABEL_FIELD:
-            parts.append(f"(SELECT label FROM labels l WHERE l.dataset_id = v.dataset_id AND l.field = "
-                         f"'{LABEL_FIELD[col]}' AND l.code = v.{col}) AS {col}")
-        elif col in OUTCOME_COLUMNS:
-            parts.append(f"(SELECT label FROM outcomes o WHERE o.code = v.{col}) AS {col}")
-        elif col == "timestamp":
-            parts.append("strftime('%Y-%m-%dT%H:%M:%fZ', v.timestamp, 'unixepoch') AS timestamp")
-        elif col != "vote_id":
-            parts.append(f"v.{col}")
-    return "SELECT " + ", ".join(parts) + " FROM votes v"
