@@ -610,3 +610,25 @@ def test_empty_optional_cells_stay_missing(tmp_path, store):
     assert pd.isna(frame["timestamp"][0])
     assert frame["timestamp"][1] == pd.Timestamp("2024-05-01T08:00:00Z")
     store_round_trip(store, loaded)
+
+
+def test_lm_eval_harness_04_keys_with_filters(tmp_path):
+    """lm-evaluation-harness 0.4+ writes ``acc,none`` and ``acc_stderr,none``."""
+    doc = {"results": {"arc_easy": {"alias": "arc_easy", "acc,none": 0.75, "acc_stderr,none": 0.01,
+                                    "acc_norm,none": 0.7, "acc_norm_stderr,none": 0.011},
+                       "hellaswag": {"acc,none": 0.5, "acc_stderr,none": 0.005}},
+           "config": {"model_args": "pretrained=org/new-model,dtype=bfloat16", "num_fewshot": 0}}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(doc))
+    frame = load(path).frame
+    assert frame[["model_id", "task_id", "score", "stderr"]].values.tolist() == [
+        ["org/new-model", "arc_easy", 0.75, 0.01], ["org/new-model", "hellaswag", 0.5, 0.005]]
+    norm = load(path, metric="acc_norm").frame
+    assert norm["task_id"].tolist() == ["arc_easy"] and norm["score"].tolist() == [0.7]
+
+
+def test_votes_missing_one_model_column_names_it(tmp_path):
+    path = tmp_path / "half.csv"
+    path.write_text("model_a,other,winner\nx,y,a\n")
+    with pytest.raises(InputError, match=r"missing required column for votes.*\[column 'model_b'\]"):
+        load(path)

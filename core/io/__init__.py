@@ -53,10 +53,11 @@ def detect_kind(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -
     """Decide from the column names what a table holds; None when nothing fits."""
     names = set(map(str, frame.columns)) | set((columns or {}).keys())
     mapped = names | {dst for src, dst in {**VOTE_COLUMN_ALIASES, **ARENA_ALIASES}.items() if src in names}
-    # model_a/model_b alone already say "pairwise"; a missing winner is then reported as such.
-    if {"model_a", "model_b"} <= mapped and ({"count", "n"} & names):
+    # Two of model_a/model_b/winner already say "pairwise"; the third is then reported as missing.
+    pairwise = len({"model_a", "model_b", "winner"} & mapped) >= 2
+    if pairwise and ({"count", "n"} & names):
         return "counts"
-    if {"model_a", "model_b"} <= mapped:
+    if pairwise:
         return "votes"
     run_names = names | {dst for src, dst in RUN_COLUMN_ALIASES.items() if src in names}
     if {"model_id", "task_id", "score"} <= run_names:

@@ -131,12 +131,13 @@ def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") ->
                                                   "(no 'results' object of tasks)")])
         model = lm_eval_model_name(source, doc)
         for task, metrics in doc["results"].items():
-            if not isinstance(metrics, dict) or metric not in metrics:
+            found = _metric_keys(metrics, metric) if isinstance(metrics, dict) else None
+            if found is None:
                 skipped += 1
                 continue
-            stderr = metrics.get(f"{metric}_stderr", metrics.get(f"{metric},stderr"))
+            value_key, stderr_key = found
             rows.append({"model_id": model, "task_id": str(task), "metric_name": metric,
-                         "score": metrics[metric], "stderr": stderr, "source": source})
+                         "score": metrics[value_key], "stderr": metrics.get(stderr_key), "source": source})
     if not rows:
         raise InputError(documents[0][0] if documents else "lm-eval", [Problem((), f"no task reports the metric "
                                                                                      f"{metric!r}")])
@@ -147,6 +148,18 @@ def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") ->
     out = _validate_runs(frame.drop(columns="source"), problems)
     notes.append(f"{frame['model_id'].nunique()} models × {frame['task_id'].nunique()} tasks, metric '{metric}'")
     return out, notes
+
+
+def _metric_keys(metrics: dict, metric: str) -> tuple[str, str] | None:
+    """Keys of the value and its standard error: ``acc``/``acc_stderr`` (harness < 0.4) or
+    ``acc,none``/``acc_stderr,none`` (0.4 and later, where the part after the comma names a filter)."""
+    if metric in metrics:
+        return metric, f"{metric}_stderr"
+    for key in sorted(metrics):
+        name, sep, filt = key.partition(",")
+        if sep and name == metric:
+            return key, f"{metric}_stderr,{filt}"
+    return None
 
 
 def lm_eval_model_name(source: str, doc: dict) -> str:
