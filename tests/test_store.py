@@ -181,3 +181,13 @@ def test_large_ingest_in_chunks_reports_progress(store):
     assert seen == [(100_000, 250_000), (200_000, 250_000), (250_000, 250_000)]
     back = store.load("generated", ["model_a", "winner", "timestamp"])
     pd.testing.assert_frame_equal(back, canonical[["model_a", "winner", "timestamp"]])
+
+
+@pytest.mark.parametrize("sample", [ARENA, RUNS])
+def test_limit_reads_the_first_rows(store, sample):
+    loaded = load(sample)
+    info = store.ingest(loaded).dataset
+    head = store.load(info.id, limit=7)
+    pd.testing.assert_frame_equal(head, loaded.frame.head(7))
+    assert len(store.load(info.id, limit=10**9)) == info.rows
+    assert len(store.load(info.id, ["model_a"] if info.kind == "votes" else ["score"], limit=0)) == 0

@@ -172,10 +172,12 @@ class Store:
             raise DatasetNotFound(dataset)
         return _dataset(row)
 
-    def load(self, dataset: str | int, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    def load(self, dataset: str | int, columns: Sequence[str] | None = None, limit: int | None = None
+             ) -> pd.DataFrame:
         """A stored dataset as the DataFrame its loader produced (votes: categoricals for labels).
 
-        ``columns`` limits what is read; for analysis of large vote sets read only what you need.
+        ``columns`` limits what is read (for analysis of large vote sets read only what you need);
+        ``limit`` reads only the first rows (a preview).
         """
         info = self.dataset(dataset)
         wanted = [c for c in (columns or info.columns) if c in info.columns]
@@ -183,26 +185,27 @@ class Store:
         if missing:
             raise KeyError(f"dataset '{info.name}' has no column {', '.join(missing)} "
                            f"(it has {', '.join(info.columns)})")
+        n = info.rows if limit is None else max(0, min(int(limit), info.rows))
+        where = "WHERE dataset_id = ? AND row < ? ORDER BY row"
         table = TABLE_OF_KIND[info.kind]
         if table == "votes":
-            return self._load_votes(info, wanted)
+            return self._load_votes(info, wanted, n, where)
         cols = ", ".join(f"[{c}]" for c in wanted) or "row"
-        rows = self.db.execute(f"SELECT {cols} FROM [{table}] WHERE dataset_id = ? ORDER BY row", [info.id])
+        rows = self.db.execute(f"SELECT {cols} FROM [{table}] {where}", [info.id, n])
         data = list(zip(*rows.fetchall())) or [()] * len(wanted)
         types = TYPES_OF_TABLE[table]
         out = {c: np.array(v, dtype=np.float64) if types[c] is float else pd.array(v, dtype="str")
                for c, v in zip(wanted, data)}
-        return pd.DataFrame(out, index=pd.RangeIndex(info.rows))
+        return pd.DataFrame(out, index=pd.RangeIndex(n))
 
-    def _load_votes(self, info: Dataset, wanted: list[str]) -> pd.DataFrame:
+    def _load_votes(self, info: Dataset, wanted: list[str], n: int, where: str) -> pd.DataFrame:
         labels = self._labels(info.id)
         packs = pack_plan([c for c in wanted if is_coded(c)], labels)
         plain = [c for c in wanted if not is_coded(c)]
         select = [pack_sql(p) for p in packs] + [f"[{c}]" for c in plain]
-        cursor = self.db.execute(f"SELECT {', '.join(select) or 'row'} FROM votes WHERE dataset_id = ? "
-                                 "ORDER BY row", [info.id])
+        cursor = self.db.execute(f"SELECT {', '.join(select) or 'row'} FROM votes {where}", [info.id, n])
         if len(select) == 1 and packs:  # one integer per row: no tuples to transpose
-            columns = [np.fromiter((r[0] for r in cursor), dtype=np.int64, count=info.rows)]
+            columns = [np.fromiter((r[0] for r in cursor), dtype=np.int64, count=n)]
         else:
             columns = list(zip(*cursor.fetchall())) or [()] * len(select)
         out: dict = {}
@@ -210,7 +213,7 @@ class Store:
             out.update(unpack(np.asarray(values, dtype=np.int64), pack, labels))
         for col, values in zip(plain, columns[len(packs):]):
             out[col] = decode_plain(col, values)
-        return pd.DataFrame({c: out[c] for c in wanted}, index=pd.RangeIndex(info.rows))
+        return pd.DataFrame({c: out[c] for c in wanted}, index=pd.RangeIndex(n))
 
     def _labels(self, dataset_id: int) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
