@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.io.mapping import REQUIRED, outcome_choices, peek, suggest_columns
 from core.schema import OUTCOMES
+from pages._shared import plain
 
 NOT_IN_FILE = "— not in the file —"
 UNKNOWN = "— choose —"
@@ -20,7 +21,7 @@ def mapping_form(upload) -> tuple[str, dict[str, str], dict[str, str]] | None:
     try:
         raw = peek(upload, name=upload.name)
     except ValueError as exc:  # the file cannot even be read as a table: nothing to map
-        st.caption(f"The file cannot be read as a table, so there are no columns to map ({exc}).")
+        st.caption(f"The file cannot be read as a table, so there are no columns to map ({plain(exc)}).")
         return None
     names = [NOT_IN_FILE, *map(str, raw.columns)]
     kind = st.radio("This file holds", list(KIND_LABELS), format_func=KIND_LABELS.get, key="map_kind",
@@ -38,12 +39,12 @@ def mapping_form(upload) -> tuple[str, dict[str, str], dict[str, str]] | None:
             columns[target] = choice
     outcomes: dict[str, str] = {}
     if kind == "votes" and "winner" in columns:
-        st.caption(f"What each value of '{columns['winner']}' means.")
+        st.caption(f"What each value of '{plain(columns['winner'])}' means.")
         options = [UNKNOWN, *OUTCOMES]
         grid = st.columns(4)
         for i, (value, guess) in enumerate(outcome_choices(raw, columns["winner"])):
             with grid[i % 4]:
-                meaning = st.selectbox(f"'{value}'", options, index=options.index(guess) if guess else 0,
+                meaning = st.selectbox(f"'{plain(value)}'", options, index=options.index(guess) if guess else 0,
                                        key=f"map_outcome_{columns['winner']}_{value}")
             if meaning != UNKNOWN:
                 outcomes[value] = meaning

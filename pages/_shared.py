@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -9,6 +11,12 @@ from core.store import Dataset, Store, default_db_path
 
 ACTIVE = "active_dataset"  # session key: id of the dataset the analysis pages work on
 PENDING = "pending_active_dataset"  # set before a rerun; applied before the selector is drawn
+_MARKDOWN = re.compile(r"([\\`*_\[\]$~:<])")  # what can format inline text: emphasis, links, math, emoji, code
+
+
+def plain(text) -> str:
+    """User text (dataset names, file columns and values) for a markdown element: shown as typed."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
 
 
 def open_store() -> Store:
@@ -22,11 +30,22 @@ def list_datasets() -> list[Dataset]:
 
 
 @st.cache_data(show_spinner="Loading dataset…", max_entries=8)
-def load_dataset(db_path: str, dataset_id: int, created_at: str, columns: tuple[str, ...] | None = None
-                 ) -> pd.DataFrame:
-    """Cached by dataset id and creation time, so a deleted and re-made dataset is not served stale."""
+def load_dataset(db_path: str, dataset_id: int, sha256: str, columns: tuple[str, ...] | None = None,
+                 limit: int | None = None) -> pd.DataFrame:
+    """Cached by id *and* content hash: SQLite may give a deleted dataset's id to a new one."""
     with Store(db_path) as store:
-        return store.load(dataset_id, list(columns) if columns else None)
+        return store.load(dataset_id, list(columns) if columns else None, limit=limit)
+
+
+def through_router() -> None:
+    """Call first in every page. When the first request a fresh server gets is a page's own URL,
+    Streamlit runs that file straight from pages/ (its older multipage mode) without app.py: no
+    sidebar, no page config. Leave that mode and rerun, which goes through the router."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def dataset_picker() -> Dataset | None:

@@ -5,31 +5,35 @@ import streamlit as st
 from core.demo import ensure_samples
 from core.io import READ_KINDS, InputError, load
 from pages._mapping import mapping_form
-from pages._shared import list_datasets, load_dataset, open_store, select_after_rerun
+from pages._shared import list_datasets, load_dataset, open_store, plain, select_after_rerun, through_router
 
+through_router()
 st.title("Data")
+PREVIEW_ROWS = 200
 flash = st.session_state.pop("data_flash", None)
 if flash:
-    st.success(flash[0])
+    st.success(plain(flash[0]))
     for note in flash[1]:
-        st.caption(f"note: {note}")
+        st.caption(f"note: {plain(note)}")
 
 
 def store_upload(upload, **options) -> None:
-    """Validate and store; on success remember the message and make the new dataset active."""
+    """Validate and store, then rerun: on success with the message and the new dataset active, else the error."""
     bar = st.progress(0.0, text="Validating…")
     try:
         loaded = load(upload, name=upload.name, **options)
     except InputError as exc:
         bar.empty()
-        st.session_state["upload_error"] = str(exc)
-        return
+        st.session_state["upload_error"] = (upload.file_id, str(exc))  # shown only while this file is chosen
+        st.rerun()  # the error is drawn above the mapping form's button: show it now, not after the next click
     with open_store() as store:
         result = store.ingest(loaded, name=st.session_state.get("upload_name") or None,
                               progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
     st.session_state.pop("upload_error", None)
+    st.session_state.pop("upload_name", None)  # the next file gets its own name
     st.session_state["data_flash"] = (result.summary(), list(loaded.notes))
     select_after_rerun(result.dataset.id)
+    st.session_state["preview_dataset"] = result.dataset.id  # the preview below is not drawn yet in this run
     st.rerun()
 
 
@@ -44,9 +48,10 @@ right.text_input("Dataset name", key="upload_name", placeholder="default: the fi
 if upload is not None and st.button("Validate and store", key="upload_store", type="primary"):
     store_upload(upload, kind=None if kind == "detect" else kind)
 error = st.session_state.get("upload_error")
-if error and upload is not None:
+error = error[1] if upload is not None and error and error[0] == upload.file_id else None
+if error:
     st.error("The file was not stored.")
-    st.code(error, language=None)
+    st.code(error, language=None, wrap_lines=True)  # long problem lines and the hint stay readable
 if upload is not None:
     with st.expander("Map columns and outcomes", expanded=bool(error)):
         mapped = mapping_form(upload)
@@ -72,12 +77,12 @@ chosen = st.selectbox("Preview", list(by_id), key="preview_dataset",
                       format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind.replace('_', ' ')})")
 info = by_id[chosen]
 with open_store() as store:
-    frame = load_dataset(str(store.path), info.id, info.created_at)
+    frame = load_dataset(str(store.path), info.id, info.sha256, limit=PREVIEW_ROWS)
 st.caption(f"{info.rows:,} rows · columns: {', '.join(info.columns)}")
-st.dataframe(frame.head(200), key="preview_table")
+st.dataframe(frame, key="preview_table")
 for note in info.notes:
-    st.caption(f"note: {note}")
-confirm = st.checkbox(f"Yes, delete '{info.name}' and its {info.rows:,} rows", key="delete_confirm")
+    st.caption(f"note: {plain(note)}")
+confirm = st.checkbox(f"Yes, delete '{plain(info.name)}' and its {info.rows:,} rows", key="delete_confirm")
 if st.button("Delete dataset", key="delete_dataset", disabled=not confirm):
     with open_store() as store:
         store.delete(info.id)

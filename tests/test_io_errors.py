@@ -59,7 +59,7 @@ CASES = {
     "missing_several_columns": (
         "votes.csv", "sys1,model_b,pref\nx,y,a\n", {"kind": "votes"},
         ["missing required columns for votes", "(the file has: sys1, model_b, pref)",
-         "[columns 'model_a', 'winner']", "hint: map the file's columns"]),
+         "[columns 'model_a', 'winner']", "hint: name the file's columns"]),
     "missing_score": (
         "runs.csv", "model_id,task_id,metric_name\nm,t,acc\n", {"kind": "eval_runs"},
         ["missing required column for an EvalRun", "(the file has: model_id, task_id, metric_name)",
@@ -184,7 +184,7 @@ FILE_CASES = {
                          ["line 2 is not a JSON object"]),
     "columns_fit_nothing": ("mystery.csv", "foo,bar,baz\n1,2,3\n",
                             ["cannot tell what this file holds from its columns", "[columns 'foo', 'bar', 'baz']",
-                             "hint:", "model_a, model_b, winner", "--map model_a=sys1"]),
+                             "hint:", "model_a, model_b, winner", "--map COLUMN=SOURCE"]),
     "bad_gzip": ("votes.csv.gz", b"this is not gzip", ["not a readable gzip file"]),
     "bad_parquet": ("votes.parquet", b"PAR1 but not really", ["not a readable Parquet file"]),
 }

@@ -19,8 +19,9 @@ ARENA_ALIASES = {
     "conv_metadata.sum_assistant_b_tokens": "len_b",
 }
 TEXT_LENGTH_SOURCES = {"answer_a": "len_a", "answer_b": "len_b", "completion_a": "len_a", "completion_b": "len_b"}
-MAPPING_HINT = ("map the file's columns onto EvalBoard's (for example --map model_a=sys1 --map winner=pref) and "
-                "its winner values onto outcomes (--outcome a-is-better=model_a)")
+MAPPING_HINT = ("name the file's columns and winner values: on the command line with --map COLUMN=SOURCE and "
+                "--outcome VALUE=OUTCOME (e.g. --map winner=preference --outcome a-is-better=model_a), on the "
+                "Data page under 'Map columns and outcomes'")
 
 
 def missing_required(columns, required, problems: ProblemList, kind: str, file_columns) -> bool:
