@@ -78,7 +78,8 @@ chosen = st.selectbox("Preview", list(by_id), key="preview_dataset",
 info = by_id[chosen]
 with open_store() as store:
     frame = load_dataset(str(store.path), info.id, info.sha256, limit=PREVIEW_ROWS)
-st.caption(f"{info.rows:,} rows · columns: {', '.join(info.columns)}")
+shown = f"the first {PREVIEW_ROWS} of " if info.rows > PREVIEW_ROWS else ""
+st.caption(f"{shown}{info.rows:,} rows · columns: {', '.join(info.columns)}")
 st.dataframe(frame, key="preview_table")
 for note in info.notes:
     st.caption(f"note: {plain(note)}")
