@@ -81,10 +81,15 @@ def _missing(value) -> bool:
         return False
 
 
-def parse_names(series: pd.Series, column: str, problems: ProblemList, required: bool) -> pd.Series:
-    """Identifiers (model, annotator, query …): one line of text, no stray spaces at either end."""
+def parse_names(series: pd.Series, column: str, problems: ProblemList, required: bool,
+                category: bool = False) -> pd.Series | pd.Categorical:
+    """Identifiers (model, annotator, query …): one line of text, no stray spaces at either end.
+
+    With ``category`` the result is a Categorical with sorted categories, built from the same
+    factorisation the checks use (a million-row label column is hashed once, not twice).
+    """
     values = text_values(series)
-    codes, uniques = pd.factorize(values)
+    codes, uniques = pd.factorize(values, sort=category)
     uniq = pd.Series(uniques, dtype="str")
     blank = (uniq.str.strip() == "").to_numpy()
     padded = (uniq != uniq.str.strip()).to_numpy() & ~blank
@@ -102,6 +107,8 @@ def parse_names(series: pd.Series, column: str, problems: ProblemList, required:
     if control.any():
         problems.add(column, f"{column} holds a line break or control character",
                      np.isin(codes, np.flatnonzero(control)), values)
+    if category:
+        return pd.Categorical.from_codes(codes, categories=pd.Index(uniques, dtype="str"))
     return values
 
 

@@ -98,7 +98,7 @@ def _format_from_name(lower: str, data: bytes) -> str:
 
 def check_text(raw: RawFile) -> str | None:
     """Reject empty and non-UTF-8 inputs with the position of the first bad byte."""
-    if not raw.data.strip():
+    if not raw.data or raw.data.isspace():  # isspace stops at the first other byte; strip() would copy
         raise InputError(raw.name, [Problem((), "the file is empty")])
     if raw.format == "parquet":
         return None

@@ -63,15 +63,17 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     for col in VOTE_LABEL_COLUMNS:
         if col in frame:
             required = col in ("game_id", "dimension")
-            out[col] = parse_names(frame[col], col, problems, required=required)
+            out[col] = parse_names(frame[col], col, problems, required=required, category=True)
         elif col == "game_id":
             out[col] = DEFAULT_GAME_ID
         elif col == "dimension":
             out[col] = DEFAULT_DIMENSION
-    model_a = parse_names(frame["model_a"], "model_a", problems, required=True)
-    model_b = parse_names(frame["model_b"], "model_b", problems, required=True)
-    same = (model_a == model_b).fillna(False).to_numpy(dtype=bool)
-    problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same, model_a)
+    model_a = parse_names(frame["model_a"], "model_a", problems, required=True, category=True)
+    model_b = parse_names(frame["model_b"], "model_b", problems, required=True, category=True)
+    model_a, model_b = _shared_categories(model_a, model_b)
+    same = (model_a.codes == model_b.codes) & (model_a.codes >= 0)
+    problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same,
+                 np.asarray(model_a, dtype=object))
     out["model_a"], out["model_b"] = model_a, model_b
     out["winner"] = parse_outcomes(frame["winner"], "winner", problems, outcomes)
     if "timestamp" in frame:
@@ -108,30 +110,27 @@ def _golden(frame: pd.DataFrame, out: pd.DataFrame, problems: ProblemList, notes
 
 
 def categorize_votes(out: pd.DataFrame) -> pd.DataFrame:
-    """Give every label column its analysis dtype: categoricals with sorted categories.
-
-    model_a and model_b share one category list (sorted names, METHODS §0), so their codes index the
-    same models.
-    """
+    """Canonical column order; label columns are already categoricals with sorted categories."""
     out = out[[c for c in VOTE_COLUMNS if c in out.columns]].copy()
-    codes_a, names_a = pd.factorize(out["model_a"], sort=True)
-    codes_b, names_b = pd.factorize(out["model_b"], sort=True)
-    models = sorted(set(names_a) | set(names_b))
-    out["model_a"] = _recode(codes_a, names_a, models)
-    out["model_b"] = _recode(codes_b, names_b, models)
     for col in VOTE_LABEL_COLUMNS:
-        if col in out:
-            codes, names = pd.factorize(out[col], sort=True)
-            out[col] = pd.Categorical.from_codes(codes, categories=list(names))
+        if col in out and not isinstance(out[col].dtype, pd.CategoricalDtype):  # a default such as game_id 'all'
+            out[col] = pd.Categorical(out[col])
     if "vote_id" in out:
         out["vote_id"] = out["vote_id"].astype("str")
     return out
 
 
-def _recode(codes: np.ndarray, names, categories: list[str]) -> pd.Categorical:
+def _shared_categories(a: pd.Categorical, b: pd.Categorical) -> tuple[pd.Categorical, pd.Categorical]:
+    """model_a and model_b over one sorted list of models (METHODS §0), so their codes index the
+    same models."""
+    models = sorted(set(a.categories) | set(b.categories))
+    return _recode(a, models), _recode(b, models)
+
+
+def _recode(values: pd.Categorical, categories: list[str]) -> pd.Categorical:
     position = {name: i for i, name in enumerate(categories)}
-    lookup = np.array([position[n] for n in names] + [-1], dtype=np.int64)  # index -1 -> missing
-    return pd.Categorical.from_codes(lookup[codes], categories=categories)
+    lookup = np.array([position[n] for n in values.categories] + [-1], dtype=np.int64)  # index -1 -> missing
+    return pd.Categorical.from_codes(lookup[values.codes], categories=pd.Index(categories, dtype="str"))
 
 
 def counts_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
