@@ -71,7 +71,8 @@ if not datasets:
     st.info("The store is empty: upload a file above or load the sample datasets.")
     st.stop()
 st.dataframe([{"id": d.id, "name": d.name, "kind": d.kind, "rows": d.rows, "created (UTC)": d.created_at,
-               "source": d.source} for d in datasets], hide_index=True, key="datasets_table")
+               "source": d.source} for d in datasets], hide_index=True, key="datasets_table",
+             column_config={"rows": st.column_config.NumberColumn(format="localized")})
 by_id = {d.id: d for d in datasets}
 chosen = st.selectbox("Preview", list(by_id), key="preview_dataset",
                       format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind.replace('_', ' ')})")
