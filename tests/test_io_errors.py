@@ -258,13 +258,13 @@ def test_winrate_matrix_out_of_range_and_bad_counts(tmp_path):
     rates = write(tmp_path / "rates.csv", "model,x,y\nx,,1.5\ny,0.4,\n")
     with pytest.raises(InputError, match=re.escape(str(rates))) as info:
         load(rates)
-    assert "win rates must lie in [0, 1]" in str(info.value)
+    assert "win rates must lie in [0, 1] [column 'y']" in str(info.value)
     assert "1 row: 1 ('x')" in str(info.value)
     good = write(tmp_path / "good_rates.csv", "model,x,y\nx,,0.6\ny,0.4,\n")
     counts = write(tmp_path / "counts.csv", "model,x,y\nx,0,-3\ny,-3,0\n")
     with pytest.raises(InputError, match=re.escape(str(counts))) as info:
         load(good, counts=counts)
-    assert "comparison counts must be non-negative" in str(info.value)
+    assert "comparison counts must be non-negative [columns 'x', 'y']" in str(info.value)
     other = write(tmp_path / "other.csv", "model,x,z\nx,0,3\nz,3,0\n")
     with pytest.raises(InputError, match="names other models"):
         load(good, counts=other)

@@ -28,8 +28,9 @@ def matrix_from_frames(rates: pd.DataFrame, source: str, counts: pd.DataFrame | 
     problems = ProblemList(source)
     vals = r.to_numpy(copy=True)  # pandas 3 (copy-on-write) hands out read-only views
     np.fill_diagonal(vals, np.nan)
-    flat_bad = ((vals < 0) | (vals > 1)).any(axis=1)
-    problems.add("rates", "win rates must lie in [0, 1]", flat_bad, r.index.to_numpy())
+    outside = (vals < 0) | (vals > 1)
+    problems.add(tuple(r.columns[outside.any(axis=0)]), "win rates must lie in [0, 1]", outside.any(axis=1),
+                 r.index.to_numpy())
     problems.raise_if_any()
     both = ~np.isnan(vals) & ~np.isnan(vals.T)
     err = np.abs(vals + vals.T - 1.0)
@@ -47,9 +48,12 @@ def matrix_from_frames(rates: pd.DataFrame, source: str, counts: pd.DataFrame | 
         cp = ProblemList(counts_source)
         nv = n.to_numpy().copy()
         np.fill_diagonal(nv, 0)
-        cp.add("counts", "comparison counts must be non-negative", (nv < 0).any(axis=1), n.index.to_numpy())
-        cp.add("counts", "the count matrix must be symmetric (n_ij = n_ji)",
-               (np.abs(np.nan_to_num(nv) - np.nan_to_num(nv.T)) > 1e-9).any(axis=1), n.index.to_numpy())
+        negative = nv < 0
+        asymmetric = np.abs(np.nan_to_num(nv) - np.nan_to_num(nv.T)) > 1e-9
+        cp.add(tuple(n.columns[negative.any(axis=0)]), "comparison counts must be non-negative",
+               negative.any(axis=1), n.index.to_numpy())
+        cp.add(tuple(n.columns[asymmetric.any(axis=0)]), "the count matrix must be symmetric (n_ij = n_ji)",
+               asymmetric.any(axis=1), n.index.to_numpy())
         cp.raise_if_any()
     else:
         notes.append("no count matrix: each observed pair counts as one comparison (a different estimator)")
