@@ -5,6 +5,7 @@ import streamlit as st
 from core.demo import ensure_samples
 from core.io import READ_KINDS, InputError, load
 from pages._mapping import mapping_form
+from pages._uploads import current_ids, lm_eval_request, matrix_request
 from pages._shared import list_datasets, load_dataset, open_store, plain, select_after_rerun, through_router
 
 through_router()
@@ -17,24 +18,33 @@ if flash:
         st.caption(f"note: {plain(note)}")
 
 
-def store_upload(upload, **options) -> None:
+def store(read, files_id: tuple[str, ...]) -> None:
     """Validate and store, then rerun: on success with the message and the new dataset active, else the error."""
     bar = st.progress(0.0, text="Validating…")
     try:
-        loaded = load(upload, name=upload.name, **options)
+        loaded = read()
     except InputError as exc:
         bar.empty()
-        st.session_state["upload_error"] = (upload.file_id, str(exc))  # shown only while this file is chosen
+        st.session_state["upload_error"] = (files_id, str(exc))  # shown only while these files are chosen
         st.rerun()  # the error is drawn above the mapping form's button: show it now, not after the next click
-    with open_store() as store:
-        result = store.ingest(loaded, name=st.session_state.get("upload_name") or None,
-                              progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
+    with open_store() as db:
+        result = db.ingest(loaded, name=st.session_state.get("upload_name") or None,
+                           progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
     st.session_state.pop("upload_error", None)
     st.session_state.pop("upload_name", None)  # the next file gets its own name
     st.session_state["data_flash"] = (result.summary(), list(loaded.notes))
     select_after_rerun(result.dataset.id)
     st.session_state["preview_dataset"] = result.dataset.id  # the preview below is not drawn yet in this run
     st.rerun()
+
+
+def show_error(files_id: tuple[str, ...]) -> bool:
+    error = st.session_state.get("upload_error")
+    if error and error[0] == files_id:
+        st.error("The file was not stored.")
+        st.code(error[1], language=None, wrap_lines=True)  # long problem lines and the hint stay readable
+        return True
+    return False
 
 
 st.subheader("Add a dataset")
@@ -46,25 +56,30 @@ kind = left.selectbox("It holds", ["detect", *READ_KINDS], key="upload_kind",
                       format_func=lambda k: "detect from the columns" if k == "detect" else k.replace("_", " "))
 right.text_input("Dataset name", key="upload_name", placeholder="default: the file name")
 if upload is not None and st.button("Validate and store", key="upload_store", type="primary"):
-    store_upload(upload, kind=None if kind == "detect" else kind)
-error = st.session_state.get("upload_error")
-error = error[1] if upload is not None and error and error[0] == upload.file_id else None
-if error:
-    st.error("The file was not stored.")
-    st.code(error, language=None, wrap_lines=True)  # long problem lines and the hint stay readable
+    store(lambda: load(upload, name=upload.name, kind=None if kind == "detect" else kind), (upload.file_id,))
 if upload is not None:
-    with st.expander("Map columns and outcomes", expanded=bool(error)):
+    error = show_error((upload.file_id,))
+    with st.expander("Map columns and outcomes", expanded=error):
         mapped = mapping_form(upload)
         if mapped and st.button("Store with this mapping", key="upload_store_mapped"):
             mapped_kind, columns, outcomes = mapped
-            store_upload(upload, kind=mapped_kind, columns=columns, outcomes=outcomes)
+            store(lambda: load(upload, name=upload.name, kind=mapped_kind, columns=columns, outcomes=outcomes),
+                  (upload.file_id,))
+error_id = (st.session_state.get("upload_error") or ((),))[0]
+with st.expander("Several files: lm-evaluation-harness results · a win-rate matrix with its counts",
+                 expanded=bool(error_id) and error_id in current_ids()):
+    request = lm_eval_request() or matrix_request()
+    for files_id in current_ids():
+        show_error(files_id)
+if request:
+    store(*request)
 
 st.subheader("Stored datasets")
 datasets = list_datasets()
 if st.button("Load the sample datasets", key="load_samples",
              help="arena_demo: 20,000 simulated blind A/B votes; evalruns_demo: 3 models × 12 tasks"):
-    with open_store() as store:
-        results = ensure_samples(store)
+    with open_store() as db:
+        results = ensure_samples(db)
     st.session_state["data_flash"] = ("; ".join(r.summary() for r in results), [])
     st.rerun()
 if not datasets:
@@ -77,8 +92,8 @@ by_id = {d.id: d for d in datasets}
 chosen = st.selectbox("Preview", list(by_id), key="preview_dataset",
                       format_func=lambda i: f"{by_id[i].name} ({by_id[i].kind.replace('_', ' ')})")
 info = by_id[chosen]
-with open_store() as store:
-    frame = load_dataset(str(store.path), info.id, info.sha256, limit=PREVIEW_ROWS)
+with open_store() as db:
+    frame = load_dataset(str(db.path), info.id, info.sha256, limit=PREVIEW_ROWS)
 shown = f"the first {PREVIEW_ROWS} of " if info.rows > PREVIEW_ROWS else ""
 st.caption(f"{shown}{info.rows:,} rows · columns: {', '.join(info.columns)}")
 st.dataframe(frame, key="preview_table")
@@ -86,8 +101,8 @@ for note in info.notes:
     st.caption(f"note: {plain(note)}")
 confirm = st.checkbox(f"Yes, delete '{plain(info.name)}' and its {info.rows:,} rows", key="delete_confirm")
 if st.button("Delete dataset", key="delete_dataset", disabled=not confirm):
-    with open_store() as store:
-        store.delete(info.id)
+    with open_store() as db:
+        db.delete(info.id)
     st.session_state["data_flash"] = (f"Deleted '{info.name}'.", [])
     st.session_state.pop("delete_confirm", None)
     st.rerun()

@@ -183,8 +183,8 @@ def test_unknown_columns_are_stored_through_the_mapping(at, db_path):
     [code] = [c.value for c in at.code]
     assert code.startswith("prefs.csv: rejected")
     assert "'sys_left', 'sys_right', 'preference'" in code and "votes need model_a, model_b, winner" in code
-    [expander] = at.expander
-    assert expander.label == "Map columns and outcomes" and expander.proto.expanded
+    [expander] = [e for e in at.expander if e.label == "Map columns and outcomes"]
+    assert expander.proto.expanded
     assert stored(db_path) == {}
 
     assert at.radio(key="map_kind").value == "votes"
@@ -341,3 +341,53 @@ def test_kind_votes_for_an_eval_runs_file_is_an_error(at, db_path):
     [code] = [c.value for c in at.code]
     assert "missing required columns for votes" in code and "model_id, task_id, metric_name, score" in code
     assert stored(db_path) == {}
+
+
+def lm_eval_file(model: str, shots: int, scores: dict[str, float]) -> bytes:
+    import json
+
+    results = {task: {"acc": value, "acc_stderr": 0.01} for task, value in scores.items()}
+    return json.dumps({"results": results, "config": {"model_args": f"pretrained={model}",
+                                                      "num_fewshot": shots}}).encode()
+
+
+def test_several_lm_eval_files_become_one_eval_run(at, db_path):
+    at.file_uploader(key="lm_eval_files").set_value([
+        ("a.json", lm_eval_file("org/small", 0, {"arc": 0.4, "piqa": 0.6}), "application/json"),
+        ("b.json", lm_eval_file("org/large", 5, {"arc": 0.7, "piqa": 0.8}), "application/json"),
+    ])
+    run(at)
+    click(at, "lm_eval_store")
+    assert texts(at.success) == ["stored 4 eval runs rows as dataset '2 lm-eval files' (id 1)"]
+    with Store(db_path) as store:
+        [info] = store.datasets()
+        frame = store.load(info.id)
+    assert sorted(set(frame["model_id"])) == ["org/large (5-shot)", "org/small"]
+    assert frame.set_index(["model_id", "task_id"])["score"].to_dict() == {
+        ("org/small", "arc"): 0.4, ("org/small", "piqa"): 0.6,
+        ("org/large (5-shot)", "arc"): 0.7, ("org/large (5-shot)", "piqa"): 0.8}
+
+
+def test_lm_eval_files_without_the_metric_show_the_error(at, db_path):
+    at.file_uploader(key="lm_eval_files").set_value([
+        ("a.json", lm_eval_file("org/small", 0, {"arc": 0.4}), "application/json")])
+    at.text_input(key="lm_eval_metric").set_value("exact_match")
+    run(at)
+    click(at, "lm_eval_store")
+    assert texts(at.error) == ["The file was not stored."]
+    assert "no task reports the metric 'exact_match'" in at.code[0].value
+    assert stored(db_path) == {}
+
+
+def test_win_rate_matrix_with_counts(at, db_path):
+    rates = b"model,x,y,z\nx,,0.6,0.75\ny,0.4,,0.5\nz,0.25,0.5,\n"
+    counts = b"model,x,y,z\nx,0,10,8\ny,10,0,4\nz,8,4,0\n"
+    at.file_uploader(key="matrix_rates").set_value(("rates.csv", rates, "text/csv"))
+    at.file_uploader(key="matrix_counts").set_value(("counts.csv", counts, "text/csv"))
+    run(at)
+    click(at, "matrix_store")
+    assert texts(at.success) == ["stored 6 winrate matrix rows as dataset 'rates' (id 1)"]
+    with Store(db_path) as store:
+        frame = store.load("rates")
+    assert frame.set_index(["model_row", "model_col"]).loc[("x", "y")].tolist() == [0.6, 10.0]
+    assert frame.set_index(["model_row", "model_col"]).loc[("z", "x")].tolist() == [0.25, 8.0]

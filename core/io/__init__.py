@@ -122,26 +122,35 @@ def load(source: Any, kind: str | None = None, *, columns: Mapping[str, str] | N
     return Loaded(kind, frame, raw.name, _fingerprint(files, options), tuple(notes), options)
 
 
-def load_lm_eval(paths: Iterable[str | Path], metric: str = "acc") -> Loaded:
-    """Several lm-evaluation-harness results files (one per model; directories are searched) as one EvalRun."""
-    files: list[Path] = []
-    for p in map(Path, paths):
-        files += sorted(p.rglob("*.json")) if p.is_dir() else [p]
-    if not files:
-        raise InputError(", ".join(map(str, paths)), [Problem((), "no JSON files found")])
-    raws = [open_source(f) for f in files]
+def load_lm_eval(sources: Iterable[Any], metric: str = "acc") -> Loaded:
+    """Several lm-evaluation-harness results files (one per model) as one EvalRun.
+
+    ``sources`` are paths (folders are searched for ``*.json``), bytes or uploaded files.
+    """
+    sources = list(sources)
+    expanded: list[Any] = []
+    for src in sources:
+        if isinstance(src, (str, Path)) and Path(src).is_dir():
+            expanded += sorted(Path(src).rglob("*.json"))
+        else:
+            expanded.append(src)
+    if not expanded:
+        raise InputError(", ".join(map(str, sources)) or "lm-eval", [Problem((), "no JSON files found")])
+    raws = [open_source(f) for f in expanded]
     docs = [(r.name, read_json_document(r)) for r in raws]
     frame, notes = runs_from_lm_eval(docs, metric)
     options = {"kind": "lm_eval", "metric": metric}
-    label = str(files[0]) if len(files) == 1 else f"{len(files)} lm-eval files under {_common(files)}"
+    names = [r.name for r in raws]
+    common = _common(names)
+    label = names[0] if len(names) == 1 else f"{len(names)} lm-eval files" + (f" under {common}" if common else "")
     return Loaded("eval_runs", frame, label, _fingerprint(raws, options), tuple(notes), options)
 
 
-def _common(files: list[Path]) -> str:
+def _common(names: list[str]) -> str:
     try:
-        return os.path.commonpath([str(f) for f in files])
-    except ValueError:
-        return str(files[0].parent)
+        return os.path.commonpath(names)
+    except ValueError:  # mixed absolute and relative names
+        return ""
 
 
 def _fingerprint(raws: list[RawFile], options: Mapping[str, Any]) -> str:
