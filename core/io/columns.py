@@ -48,7 +48,7 @@ def map_columns(frame: pd.DataFrame, mapping: Mapping[str, str] | None, aliases:
             rename[source] = target
             taken.add(target)
             notes.append(f"column '{source}' read as {target}")
-    kept = {src: dst for src, dst in rename.items()}
+    kept = dict(rename)
     for col in frame.columns:
         if col in canonical and col not in kept and col not in kept.values():
             kept[col] = col
