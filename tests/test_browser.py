@@ -10,6 +10,8 @@ with the visible cells as text; the tests read cells from there.
 
 from __future__ import annotations
 
+import json
+
 import contextlib
 import os
 import re
@@ -141,7 +143,7 @@ def grid_cells(page, index: int) -> list[str]:
 def upload(page, tmp_path: Path, name: str, text: str) -> None:
     path = tmp_path / name
     path.write_text(text)
-    page.set_input_files('input[type="file"]', path)
+    page.locator('input[type="file"]').first.set_input_files(path)  # the main uploader comes first
     expect(page.get_by_text(name, exact=True)).to_be_visible()  # the uploader lists the file
     page.get_by_role("button", name="Validate and store").click()
 
@@ -180,7 +182,7 @@ def test_c_bad_file_names_the_rows(page, tmp_path, server):
     expect(code).to_contain_text("--outcome a-is-better=model_a")  # the hint, at the end of a long line
     assert code.locator("pre").evaluate("e => e.scrollWidth <= e.clientWidth")  # wrapped, no sideways scrolling
     expect(sidebar_picker(page)).to_have_value("votes · votes · 3 rows")  # still the only dataset
-    expect(page.get_by_test_id("stExpander")).to_contain_text("Map columns and outcomes")
+    expect(page.get_by_test_id("stExpander").filter(has_text="Map columns and outcomes")).to_have_count(1)
     assert snapshot(server[1]) == before
     screenshot(page, "03_bad_file")
 
@@ -229,3 +231,18 @@ def test_first_request_to_data_after_a_restart_goes_through_the_router(browser, 
             expect(page.get_by_test_id("stSidebarNav")).to_have_count(0)
         finally:
             context.close()
+
+
+def test_f_several_lm_eval_files(page, tmp_path):
+    paths = []
+    for name, model, arc in [("small.json", "org/small", 0.4), ("large.json", "org/large", 0.7)]:
+        path = tmp_path / name
+        path.write_text(json.dumps({"results": {"arc": {"acc": arc, "acc_stderr": 0.01}},
+                                    "config": {"model_args": f"pretrained={model}", "num_fewshot": 0}}))
+        paths.append(path)
+    page.get_by_text("Several files").click()
+    page.locator('input[type="file"]').nth(1).set_input_files(paths)
+    page.get_by_role("button", name="Validate and store these files").click()
+    expect(page.get_by_text("stored 2 eval runs rows as dataset '2 lm-eval files'")).to_be_visible()
+    expect(sidebar_picker(page)).to_have_value("2 lm-eval files · eval runs · 2 rows")
+    screenshot(page, "07_lm_eval_files")
