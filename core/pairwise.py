@@ -1,0 +1,210 @@
+"""Votes -> compressed cells, win matrices and battle counts (METHODS §2, §3).
+
+Every pairwise estimator works on cells: one row per distinct (left model, right model, score of the
+left model, weight [, stratum]) with the number of votes in it. After this step no cost depends on
+the number of votes, and the bootstrap can draw cell counts from a multinomial instead of
+resampling rows (METHODS §3, "Multinomial equivalence").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from core.schema import OUTCOME_CODE, OUTCOMES
+
+# Score of the left model per s-code; s-codes sort like s (right won < tie < left won), which is
+# the cell order METHODS §3 fixes for the bootstrap.
+S_VALUES = np.array([0.0, 0.5, 1.0])
+_S_CODE = {"model_a": 2, "model_b": 0, "tie": 1, "tie (bothbad)": 1}  # both kinds of tie score 0.5
+_S_CODE_OF_OUTCOME = np.array([_S_CODE[o] for o in OUTCOMES], dtype=np.int64)  # indexed by outcome code
+_DENSE_KEY_LIMIT = 50_000_000  # above this many possible keys, sort (np.unique) instead of counting bins
+
+
+class PairwiseInputError(ValueError):
+    """Votes that cannot be compressed (no models, unknown outcome codes …)."""
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Distinct (left, right, s, weight) combinations and how many votes fall in each.
+
+    ``left``/``right`` index ``models`` (sorted names). Cells are sorted lexicographically by
+    (left, right, s, weight), METHODS §3.
+    """
+
+    models: tuple[str, ...]
+    left: np.ndarray = field(repr=False)
+    right: np.ndarray = field(repr=False)
+    s: np.ndarray = field(repr=False)  # score of the left model: 1, 0.5 or 0
+    weight: np.ndarray = field(repr=False)  # per-vote weight of the votes in the cell
+    count: np.ndarray = field(repr=False)  # number of votes (float: counts tables may be weighted sums)
+
+    @property
+    def n_models(self) -> int:
+        return len(self.models)
+
+    @property
+    def n_votes(self) -> float:
+        return float(self.count.sum())
+
+    def __len__(self) -> int:
+        return len(self.count)
+
+
+def compress(left: np.ndarray, right: np.ndarray, outcome: np.ndarray, models, weight: np.ndarray | None = None
+             ) -> Cells:
+    """Count votes per (left, right, s, weight).
+
+    Parameters
+    ----------
+    left, right : integer model indices into ``models`` (e.g. categorical codes of model_a/model_b)
+    outcome : codes of core.schema.OUTCOMES (model_a, model_b, tie, tie (bothbad)); both ties score 0.5
+    models : model names, sorted
+    weight : optional per-vote weights (>= 0); votes of different weight stay in different cells
+    """
+    left = np.asarray(left, dtype=np.int64)
+    right = np.asarray(right, dtype=np.int64)
+    outcome = np.asarray(outcome, dtype=np.int64)
+    k = len(models)
+    if not (len(left) == len(right) == len(outcome)):
+        raise PairwiseInputError("left, right and outcome must have the same length")
+    if len(left) and (left.min() < 0 or right.min() < 0 or max(left.max(), right.max()) >= k):
+        raise PairwiseInputError("model indices must lie in [0, len(models)); missing models are not allowed")
+    if len(outcome) and (outcome.min() < 0 or outcome.max() > 3):
+        raise PairwiseInputError("outcome codes must be 0..3 (model_a, model_b, tie, tie (bothbad))")
+    s_code = _S_CODE_OF_OUTCOME[outcome]
+    if weight is None:
+        w_code, w_values = np.zeros(len(left), dtype=np.int64), np.array([1.0])
+    else:
+        weight = np.asarray(weight, dtype=np.float64)
+        if np.any(~np.isfinite(weight)) or np.any(weight < 0):
+            raise PairwiseInputError("weights must be finite and >= 0")
+        w_values, w_code = np.unique(weight, return_inverse=True)
+    n_w = len(w_values)
+    key = ((left * k + right) * 3 + s_code) * n_w + w_code
+    size = k * k * 3 * n_w
+    if size <= _DENSE_KEY_LIMIT:
+        counts = np.bincount(key, minlength=size)
+        keys = np.flatnonzero(counts)
+        counts = counts[keys]
+    else:
+        keys, counts = np.unique(key, return_counts=True)
+    rest, wc = np.divmod(keys, n_w)
+    pair, sc = np.divmod(rest, 3)
+    li, ri = np.divmod(pair, k)
+    return Cells(tuple(models), li, ri, S_VALUES[sc], w_values[wc], counts.astype(np.float64))
+
+
+def compress_votes(votes: pd.DataFrame, weight: str | None = "weight") -> Cells:
+    """Cells from a canonical votes frame (categorical model_a/model_b sharing categories, winner)."""
+    a, b = votes["model_a"], votes["model_b"]
+    if list(a.cat.categories) != list(b.cat.categories):
+        raise PairwiseInputError("model_a and model_b must share one category list (core.io gives them that)")
+    w = votes[weight].to_numpy(dtype=np.float64) if weight and weight in votes else None
+    return compress(a.cat.codes.to_numpy(), b.cat.codes.to_numpy(), votes["winner"].cat.codes.to_numpy(),
+                    [str(m) for m in a.cat.categories], w)
+
+
+def cells_from_counts(counts: pd.DataFrame) -> Cells:
+    """Cells from a counts table (model_a, model_b, winner, count), the GROUP BY form of votes."""
+    models = sorted(set(counts["model_a"]) | set(counts["model_b"]))
+    index = {m: i for i, m in enumerate(models)}
+    left = counts["model_a"].map(index).to_numpy(dtype=np.int64)
+    right = counts["model_b"].map(index).to_numpy(dtype=np.int64)
+    outcome = counts["winner"].map(OUTCOME_CODE).to_numpy(dtype=np.int64)
+    n = counts["count"].to_numpy(dtype=np.float64)
+    s_code = _S_CODE_OF_OUTCOME[outcome]
+    key = (left * len(models) + right) * 3 + s_code
+    keys, inverse = np.unique(key, return_inverse=True)
+    total = np.bincount(inverse, weights=n, minlength=len(keys))
+    keep = total > 0
+    keys, total = keys[keep], total[keep]
+    pair, sc = np.divmod(keys, 3)
+    li, ri = np.divmod(pair, len(models))
+    return Cells(tuple(models), li, ri, S_VALUES[sc], np.ones(len(keys)), total)
+
+
+def win_matrix(cells: Cells, counts: np.ndarray | None = None) -> np.ndarray:
+    """W[i, j] = weighted wins of i over j, ties counting half to each side (METHODS §2).
+
+    ``counts`` replaces the cell counts (shape (C,) or (B, C) for B bootstrap replicates; the result
+    is then (B, K, K)).
+    """
+    k = cells.n_models
+    counts = cells.count if counts is None else np.asarray(counts, dtype=np.float64)
+    to_left = cells.weight * cells.s
+    to_right = cells.weight * (1.0 - cells.s)
+    flat_lr = cells.left * k + cells.right
+    flat_rl = cells.right * k + cells.left
+    if counts.ndim == 1:
+        w = np.bincount(flat_lr, weights=counts * to_left, minlength=k * k)
+        w += np.bincount(flat_rl, weights=counts * to_right, minlength=k * k)
+        return w.reshape(k, k)
+    scatter = _scatter_matrix(flat_lr, flat_rl, to_left, to_right, k * k)
+    return np.asarray(scatter.T @ counts.T).T.reshape(len(counts), k, k)
+
+
+def _scatter_matrix(flat_lr, flat_rl, to_left, to_right, size):
+    from scipy.sparse import csr_matrix
+
+    n = len(flat_lr)
+    rows = np.concatenate([np.arange(n), np.arange(n)])
+    cols = np.concatenate([flat_lr, flat_rl])
+    vals = np.concatenate([to_left, to_right])
+    return csr_matrix((vals, (rows, cols)), shape=(n, size))
+
+
+def pair_counts(cells: Cells, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Batched win counts on unordered pairs i < j: (i, j, wins of i over j, n_ij), each (B, P).
+
+    ``counts`` is (B, C): the cell counts of B bootstrap replicates. Weighted and ties half.
+    """
+    from scipy.sparse import csr_matrix
+
+    k = cells.n_models
+    i, j = np.triu_indices(k, 1)
+    pair_of = np.full((k, k), -1, dtype=np.int64)
+    pair_of[i, j] = np.arange(len(i))
+    pair_of[j, i] = np.arange(len(i))
+    pair = pair_of[cells.left, cells.right]
+    first_is_left = cells.left < cells.right
+    to_first = cells.weight * np.where(first_is_left, cells.s, 1.0 - cells.s)
+    rows = np.arange(len(cells))
+    shape = (len(cells), len(i))
+    to_wins = csr_matrix((to_first, (rows, pair)), shape=shape)
+    to_n = csr_matrix((cells.weight, (rows, pair)), shape=shape)
+    counts = np.asarray(counts, dtype=np.float64)
+    wins = np.asarray(to_wins.T @ counts.T).T
+    n = np.asarray(to_n.T @ counts.T).T
+    return i, j, wins, n
+
+
+def battle_matrix(cells: Cells) -> np.ndarray:
+    """N[i, j] = number of votes between i and j (either side, ties included; unweighted)."""
+    k = cells.n_models
+    n = np.bincount(cells.left * k + cells.right, weights=cells.count, minlength=k * k).reshape(k, k)
+    return n + n.T
+
+
+def observed_win_rates(cells: Cells) -> np.ndarray:
+    """r[i, j] = share of i's comparisons with j that i won (ties half; weighted); NaN where none."""
+    w = win_matrix(cells)
+    n = w + w.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, w / np.where(n > 0, n, 1.0), np.nan)
+
+
+def outcome_matrices(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
+    """(wins, ties): wins[i, j] = weighted decisive wins of i over j; ties symmetric (for tie models)."""
+    k = cells.n_models
+    wc = cells.weight * cells.count
+    wins = np.zeros((k, k))
+    ties = np.zeros((k, k))
+    np.add.at(wins, (cells.left[cells.s == 1.0], cells.right[cells.s == 1.0]), wc[cells.s == 1.0])
+    np.add.at(wins, (cells.right[cells.s == 0.0], cells.left[cells.s == 0.0]), wc[cells.s == 0.0])
+    tie = cells.s == 0.5
+    np.add.at(ties, (cells.left[tie], cells.right[tie]), wc[tie])
+    return wins, ties + ties.T
