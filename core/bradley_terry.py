@@ -250,3 +250,50 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
         if converged.all():
             break
     return theta, converged, iterations
+
+
+def covariance(left: np.ndarray, right: np.ndarray, s: np.ndarray, count: np.ndarray, weight: np.ndarray,
+               theta: np.ndarray, kind: str = "sandwich", prior: float = 0.0) -> np.ndarray:
+    """Covariance of θ (θ_0 held at 0 unless a prior fixes the scale) at a fit, from cell data.
+
+    ``observed``: inverse observed information H⁻¹ of the weighted log-likelihood (plus the prior's
+    curvature). ``sandwich``: H⁻¹ J H⁻¹ with J = Σ_votes w² g gᵀ, robust to weights and to a misfit
+    of the BT model (the covariance arena-rank reports). Each vote's score vector is
+    (s − p)(e_left − e_right), so J, like H, is a graph Laplacian over the pairs.
+    """
+    if kind not in ("observed", "sandwich"):
+        raise ValueError(f"kind must be 'observed' or 'sandwich', not {kind!r}")
+    k = len(theta)
+    p = 1.0 / (1.0 + np.exp(theta[right] - theta[left]))  # P(left beats right)
+    h = _laplacian(left, right, count * weight * p * (1.0 - p), k)
+    if prior > 0:
+        sig = 1.0 / (1.0 + np.exp(-theta))
+        h[np.diag_indices(k)] += 2.0 * prior * sig * (1.0 - sig)
+    free = slice(0, k) if prior > 0 else slice(1, k)
+    h_inv = np.zeros((k, k))
+    h_inv[free, free] = np.linalg.pinv(h[free, free])
+    if kind == "observed":
+        return h_inv
+    j = _laplacian(left, right, count * weight ** 2 * (s - p) ** 2, k)
+    return h_inv @ j @ h_inv
+
+
+def _laplacian(left: np.ndarray, right: np.ndarray, value: np.ndarray, k: int) -> np.ndarray:
+    """Σ value · (e_l − e_r)(e_l − e_r)ᵀ."""
+    off = np.bincount(left * k + right, weights=value, minlength=k * k).reshape(k, k)
+    off = off + off.T
+    return np.diag(off.sum(axis=1)) - off
+
+
+def elo_covariance(theta: np.ndarray, cov_theta: np.ndarray, anchor: int | None = None) -> np.ndarray:
+    """Covariance of the Elo ratings by the delta method: Elo = ELO_SCALE·(θ − ln mean e^θ) + 1500,
+    or ELO_SCALE·(θ − θ_anchor) + R when anchored."""
+    k = len(theta)
+    if anchor is None:
+        pi = np.exp(theta - theta.max())
+        jac = np.eye(k) - (pi / pi.sum())[None, :]
+    else:
+        jac = np.eye(k)
+        jac[:, anchor] -= 1.0
+    jac *= ELO_SCALE
+    return jac @ cov_theta @ jac.T

@@ -1,4 +1,4 @@
-"""The ``evalboard`` command line: ingest files into the store and manage stored datasets.
+"""The ``evalboard`` command line: rank, ingest files into the store, manage stored datasets.
 
 Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 1 other.
 """
@@ -10,7 +10,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.io import READ_KINDS, InputError, load, load_lm_eval, parse_pairs
+from core.annotators import POLICIES
+from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
+from core.rank_report import to_csv, to_json, to_markdown
+from core.rank_run import parse_by, rank_input
+from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings
 from core.store import DatasetNotFound, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
@@ -40,6 +44,27 @@ def build_parser() -> argparse.ArgumentParser:
                         "for a wide score table")
     ingest.add_argument("--counts", metavar="FILE", help="count matrix for a win-rate matrix")
 
+    rank = sub.add_parser("rank", help="rank models from pairwise votes (Bradley–Terry, win rates …)",
+                          description="Rank the models of VOTES: a votes, counts or win-rate matrix file, or the "
+                                      "name of a stored dataset.")
+    rank.add_argument("votes", metavar="VOTES")
+    rank.add_argument("--scheme", choices=SCHEMES, default="bt",
+                      help="bt: Bradley–Terry (Elo scale); winrate: win rate vs the field; stratified: win rate "
+                           "balanced over side × period; ipw: BT with inverse-propensity weights; adjusted: BT "
+                           "with left-position and length effects")
+    rank.add_argument("--ties", choices=TIE_MODELS, default="half", help="ties as half wins, or Davidson's model")
+    rank.add_argument("--annotators", choices=POLICIES, default="exclude",
+                      help="votes of unqualified annotators (golden accuracy, fast answers): default exclude")
+    rank.add_argument("--ci", choices=CI_METHODS, default="bootstrap")
+    rank.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
+    rank.add_argument("--alpha", type=float, default=0.05)
+    rank.add_argument("--seed", type=int, default=0)
+    rank.add_argument("--by", help="rank per group: game_id, dimension or game_id,dimension")
+    rank.add_argument("--anchor", metavar="MODEL=RATING", help="show MODEL at RATING (e.g. gpt-4=1200)")
+    rank.add_argument("--format", choices=("json", "markdown", "csv"), default="json")
+    rank.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    _input_options(rank)
+
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
     delete = sub.add_parser("delete", help="delete a stored dataset")
@@ -48,6 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
     samples = sub.add_parser("samples", help="store the sample datasets (arena_demo, evalruns_demo)")
     samples.add_argument("--db")
     return parser
+
+
+def _input_options(parser: argparse.ArgumentParser) -> None:
+    """How to read an input file (as for ingest), or where the stored datasets are."""
+    parser.add_argument("--db", help="SQLite file for a stored dataset (default: $EVALBOARD_DB or data/evalboard.db)")
+    parser.add_argument("--kind", choices=READ_KINDS, help="what the file holds (default: detected)")
+    parser.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE")
+    parser.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME")
+
+
+def read_input(args: argparse.Namespace) -> tuple[str, object]:
+    """(kind, frame) of a file, or of a stored dataset when no such file exists."""
+    path = Path(args.votes)
+    if path.exists():
+        loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
+                      outcomes=parse_pairs(args.outcome, "--outcome"))
+        return loaded.kind, loaded.frame
+    with Store(args.db) as store:
+        try:
+            info = store.dataset(args.votes)
+        except DatasetNotFound:
+            raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]) from None
+        return info.kind, store.load(info.id)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,6 +132,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_rank(args: argparse.Namespace) -> int:
+    anchor = None
+    if args.anchor:
+        name, rating = next(iter(parse_pairs([args.anchor], "--anchor").items()))
+        try:
+            anchor = (name, float(rating))
+        except ValueError:
+            raise ValueError(f"--anchor needs a number after '=', not {rating!r}") from None
+    settings = RankSettings(args.scheme, args.ties, args.ci, args.bootstrap, args.alpha, args.seed, anchor)
+    by = parse_by(args.by)
+    kind, frame = read_input(args)
+    result = rank_input(kind, frame, settings, by, args.annotators)
+    render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
+    write_output(render(result, by), args.output)
+    return EXIT_OK
+
+
+def write_output(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    else:
+        print(text)
+
+
 def cmd_datasets(args: argparse.Namespace) -> int:
     with Store(args.db) as store:
         rows = store.datasets()
@@ -112,7 +184,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
+COMMANDS = {"rank": cmd_rank, "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,86 @@
+"""Annotator quality (METHODS §7): golden-question accuracy and fast answers decide who is qualified,
+and the ``--annotators`` policy applies that before any ranking.
+
+Rules: with at least 3 answered golden items, accuracy below 0.60 is unqualified (0.60 passes);
+fewer golds is "not evaluable" on that rule. The share of votes faster than 3.0 s above 0.30 is
+unqualified (0.30 passes; exactly 3.0 s is not fast); no durations is "not evaluable". Unqualified =
+fails either rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.intervals import wilson_array
+
+MIN_GOLDEN = 3
+MIN_GOLDEN_ACCURACY = 0.60
+FAST_SECONDS = 3.0
+MAX_FAST_RATE = 0.30
+DOWNWEIGHT = 0.5  # METHODS §7 option: unqualified votes count half
+POLICIES = ("keep", "exclude", "downweight")
+
+
+def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """One row per annotator: votes, golden accuracy (Wilson CI), fast-answer rate, status, reasons."""
+    columns = ["annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low", "golden_ci_high",
+               "fast_rate", "status", "reasons"]
+    if "annotator_id" not in votes or votes["annotator_id"].isna().all():
+        return pd.DataFrame(columns=columns)
+    frame = votes[votes["annotator_id"].notna()]
+    who = frame["annotator_id"].astype(str).to_numpy()
+    names, idx = np.unique(who, return_inverse=True)
+    n_votes = np.bincount(idx, minlength=len(names))
+    if "is_golden" in frame and "golden_answer" in frame:
+        golden = frame["is_golden"].to_numpy(dtype=bool) & frame["golden_answer"].notna().to_numpy()
+        correct = golden & (frame["winner"].astype(str).to_numpy() == frame["golden_answer"].astype(str).to_numpy())
+    else:
+        golden = correct = np.zeros(len(frame), dtype=bool)
+    n_golden = np.bincount(idx, weights=golden, minlength=len(names))
+    n_correct = np.bincount(idx, weights=correct, minlength=len(names))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = np.where(n_golden > 0, n_correct / np.maximum(n_golden, 1), np.nan)
+    low, high = wilson_array(n_correct, n_golden, alpha)
+    if "response_time_s" in frame:
+        rt = frame["response_time_s"].to_numpy(dtype=float)
+        timed = ~np.isnan(rt)
+        n_timed = np.bincount(idx, weights=timed, minlength=len(names))
+        n_fast = np.bincount(idx, weights=timed & (rt < FAST_SECONDS), minlength=len(names))
+        fast = np.where(n_timed > 0, n_fast / np.maximum(n_timed, 1), np.nan)
+    else:
+        fast = np.full(len(names), np.nan)
+    rows = []
+    for i, name in enumerate(names):
+        reasons, evaluable = [], False
+        if n_golden[i] >= MIN_GOLDEN:
+            evaluable = True
+            if accuracy[i] < MIN_GOLDEN_ACCURACY:
+                reasons.append(f"golden accuracy {accuracy[i]:.2f} < {MIN_GOLDEN_ACCURACY:.2f}")
+        if not np.isnan(fast[i]):
+            evaluable = True
+            if fast[i] > MAX_FAST_RATE:
+                reasons.append(f"{fast[i]:.0%} of votes faster than {FAST_SECONDS:g} s (> {MAX_FAST_RATE:.0%})")
+        status = "unqualified" if reasons else ("qualified" if evaluable else "not_evaluable")
+        rows.append([name, int(n_votes[i]), int(n_golden[i]), accuracy[i], low[i], high[i], fast[i], status,
+                     reasons])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def apply_policy(votes: pd.DataFrame, policy: str = "exclude") -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Votes after the annotator policy: keep all, exclude the unqualified, or down-weight them."""
+    if policy not in POLICIES:
+        raise ValueError(f"--annotators must be one of {', '.join(POLICIES)}, not {policy!r}")
+    quality = annotator_quality(votes)
+    bad = set(quality.loc[quality["status"] == "unqualified", "annotator_id"])
+    mask = votes["annotator_id"].astype(str).isin(bad).to_numpy() if bad else np.zeros(len(votes), bool)
+    summary = {"annotators": policy, "unqualified_annotators": sorted(bad),
+               "unqualified_votes": int(mask.sum())}
+    if policy == "keep" or not bad:
+        return votes, summary
+    if policy == "exclude":
+        return votes[~mask], summary
+    weight = votes["weight"].to_numpy(dtype=float) if "weight" in votes else np.ones(len(votes))
+    return votes.assign(weight=np.where(mask, weight * DOWNWEIGHT, weight)), summary

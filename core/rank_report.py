@@ -1,0 +1,97 @@
+"""A :class:`~core.ranking.Ranking` as the JSON object, markdown table and CSV of ``evalboard rank``
+(contract in DESIGN.md, "CLI")."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from core.formats import csv_table, dumps, markdown_table, markdown_text, number
+from core.ranking import Ranking
+
+MODEL_FIELDS = ("model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
+                "n_votes", "arena_rank")
+ELO_SCHEMES = ("bt", "ipw", "adjusted")
+
+
+def ranking_dict(ranking: Ranking) -> dict[str, Any]:
+    s = ranking.settings
+    params = {"ties": s.ties, "ci": s.ci, "bootstrap": s.replicates, "alpha": s.alpha, "seed": s.seed,
+              "anchor": None if s.anchor is None else {"model": s.anchor[0], "rating": s.anchor[1]},
+              "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.details}
+    out: dict[str, Any] = {"scheme": s.scheme, "n_votes": ranking.n_votes, "n_models": ranking.n_models,
+                           "identifiable": ranking.identifiable, "params": params,
+                           "models": [{f: asdict(r)[f] for f in MODEL_FIELDS} for r in ranking.rows]}
+    if ranking.covariates:
+        out["covariates"] = [asdict(c) for c in ranking.covariates]
+    if ranking.plain is not None:
+        out["plain"] = ranking_dict(ranking.plain)
+    return out
+
+
+def to_json(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
+    if isinstance(result, Ranking):
+        return dumps(ranking_dict(result))
+    groups = [{"group": dict(zip(by or [], key)), **ranking_dict(r)} for key, r in result.items()]
+    first = next(iter(result.values()))
+    return dumps({"scheme": first.settings.scheme, "by": by, "n_votes": sum(r.n_votes for r in result.values()),
+                  "groups": groups})
+
+
+def _title(ranking: Ranking) -> str:
+    s = ranking.settings
+    text = f"**{s.scheme}** ranking of {ranking.n_models} models from {ranking.n_votes:,} votes"
+    if s.ci != "none":
+        text += f"; {round((1 - s.alpha) * 100)}% intervals by {s.ci}"
+        if s.ci == "bootstrap":
+            text += f" ({s.replicates:,} replicates, seed {s.seed})"
+    if not ranking.identifiable:
+        text += ("\n\n> ⚠ Not identifiable: the comparisons do not connect every model in both directions "
+                 "(a model never wins, never loses, or the graph falls apart). Ratings come from a refit "
+                 "with one virtual tie per model and are shrunk towards the middle.")
+    return text
+
+
+def to_markdown(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
+    if isinstance(result, Ranking):
+        return _markdown_one(result)
+    parts = []
+    for key, ranking in result.items():
+        label = ", ".join(f"{b} = {markdown_text(k)}" for b, k in zip(by or [], key))
+        parts.append(f"### {label}\n\n{_markdown_one(ranking)}")
+    return "\n\n".join(parts)
+
+
+def _markdown_one(ranking: Ranking) -> str:
+    elo = ranking.settings.scheme in ELO_SCHEMES
+    digits = 1 if elo else 3
+    ci_label = f"{round((1 - ranking.settings.alpha) * 100)}% CI"
+    rows = []
+    for r in ranking.rows:
+        ci = "–" if r.ci_low != r.ci_low else f"{number(r.ci_low, digits)}–{number(r.ci_high, digits)}"
+        ranks = "–" if r.rank_low is None else (f"{r.rank_low}" if r.rank_low == r.rank_high
+                                                else f"{r.rank_low}–{r.rank_high}")
+        rows.append([r.rank, markdown_text(r.model), number(r.rating, digits), ci, ranks,
+                     number(r.win_rate, 3), f"{r.n_votes:,}"])
+    table = markdown_table(["Rank", "Model", "Elo" if elo else "Win rate", ci_label, "Rank range",
+                            "Win rate (raw)", "Votes"], rows, "rlrlrrr")
+    text = _title(ranking) + "\n\n" + table
+    if ranking.covariates:
+        cov = markdown_table(["Covariate", "Estimate", "SE"],
+                             [[markdown_text(c.name), number(c.estimate, 4), number(c.se, 4)]
+                              for c in ranking.covariates], "lrr")
+        text += "\n\n" + cov
+    if ranking.plain is not None:
+        text += "\n\nWithout the adjustment (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain)
+    return text
+
+
+def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
+    items = [((), result)] if isinstance(result, Ranking) else list(result.items())
+    header = [*(by or []), *MODEL_FIELDS]
+    rows = []
+    for key, ranking in items:
+        for r in ranking.rows:
+            d = asdict(r)
+            rows.append([*key, *(d[f] for f in MODEL_FIELDS)])
+    return csv_table(header, rows)

@@ -1,0 +1,111 @@
+"""Ranking any loaded input: votes (with the annotator policy and groups), counts tables and win-rate
+matrices. This is what ``evalboard rank`` and the dashboard call."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from core import bradley_terry as bt
+from core.annotators import apply_policy
+from core.pairwise import Cells, cells_from_counts
+from core.ranking import Ranking, RankingError, RankSettings, anchor_index, normal_intervals, rank_cells, rank_votes
+from core.schema import COUNT_STRATA
+
+GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
+
+
+def parse_by(text: str | None) -> list[str]:
+    by = [b.strip() for b in (text or "").split(",") if b.strip()]
+    unknown = [b for b in by if b not in GROUPABLE]
+    if unknown:
+        raise RankingError(f"--by takes {', '.join(GROUPABLE)}; not {', '.join(unknown)}")
+    return by
+
+
+def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[str] | None = None,
+               annotators: str = "exclude") -> Ranking | dict[tuple, Ranking]:
+    """Rank a validated input of any pairwise kind; with ``by``, one ranking per group."""
+    by = by or []
+    if kind == "votes":
+        votes, summary = apply_policy(frame, annotators)
+        if by:
+            return {key: _with(rank_votes(group, settings), summary) for key, group in _groups(votes, by)}
+        return _with(rank_votes(votes, settings), summary)
+    if kind == "counts":
+        if settings.scheme not in ("bt", "winrate"):
+            raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
+                               "and winrate")
+        if by:
+            return {key: rank_cells(cells_from_counts(group), settings) for key, group in _groups(frame, by)}
+        return rank_cells(cells_from_counts(frame), settings)
+    if kind == "winrate_matrix":
+        if by or settings.scheme != "bt":
+            raise RankingError("a win-rate matrix is ranked with scheme bt and without --by")
+        return rank_matrix(frame, settings)
+    raise RankingError(f"a {kind.replace('_', ' ')} dataset is not pairwise: rank votes, counts or a win-rate "
+                       "matrix (score tables go to `evalboard leaderboard`)")
+
+
+def _groups(frame: pd.DataFrame, by: list[str]):
+    missing = [b for b in by if b not in frame]
+    if missing:
+        raise RankingError(f"--by {','.join(by)}: the data has no column {', '.join(missing)}")
+    for key, group in frame.groupby(by, observed=True, sort=True):
+        key = key if isinstance(key, tuple) else (key,)
+        group = group.copy()
+        for col in ("model_a", "model_b"):
+            if col in group and isinstance(group[col].dtype, pd.CategoricalDtype):
+                # models absent from this group must not appear as unrated rows
+                present = sorted(set(group["model_a"].astype(str)) | set(group["model_b"].astype(str)))
+                group[col] = pd.Categorical(group[col].astype(str), categories=present)
+        yield tuple(str(k) for k in key), group
+
+
+def _with(ranking: Ranking, summary: dict) -> Ranking:
+    return replace(ranking, details={**ranking.details, **summary})
+
+
+def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:
+    """BT from a win-rate matrix (METHODS §2); intervals from the observed information (there are no
+    votes to resample), rank intervals from the normal approximation."""
+    models = sorted(set(frame["model_row"]) | set(frame["model_col"]))
+    index = {m: i for i, m in enumerate(models)}
+    k = len(models)
+    rates = np.full((k, k), np.nan)
+    counts = np.zeros((k, k))
+    i = frame["model_row"].map(index).to_numpy()
+    j = frame["model_col"].map(index).to_numpy()
+    rates[i, j] = frame["rate"].to_numpy()
+    has_counts = frame["n"].notna().any()
+    counts[i, j] = np.nan_to_num(frame["n"].to_numpy())
+    w, notes = bt.win_matrix_from_rates(rates, counts if has_counts else None)
+    fit = bt.fit(w, models)
+    anchor = anchor_index(models, settings.anchor)
+    elo = bt.elo_from_pi(fit.pi, anchor)
+    cells = _matrix_cells(w, models)
+    low = high = np.full(k, np.nan)
+    rank_low = rank_high = None
+    details = {"method": "mm", "iterations": fit.iterations, "converged": fit.converged, "prior": fit.prior,
+               "notes": notes}
+    if settings.ci != "none":
+        theta = np.log(fit.pi)
+        cov = bt.covariance(cells.left, cells.right, cells.s, cells.count, cells.weight, theta - theta[0],
+                            "observed", fit.prior)
+        low, high, rank_low, rank_high = normal_intervals(elo, bt.elo_covariance(theta, cov, anchor and anchor[0]),
+                                                          settings)
+        details["interval"] = "observed information (a matrix has no votes to resample)"
+    from core.ranking import build_rows
+
+    return Ranking(settings, int(round(cells.n_votes)), k, fit.identifiable,
+                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high), details=details)
+
+
+def _matrix_cells(w: np.ndarray, models) -> Cells:
+    """W as cells (i, j, s = 1, count W_ij) for the shared row builder and the covariance."""
+    i, j = np.nonzero(w)
+    return Cells(tuple(models), i, j, np.ones(len(i)), np.ones(len(i)), w[i, j])
+
+
