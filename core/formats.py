@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~$])")
+# What changes meaning inside a table cell: emphasis, code, links, HTML, the cell separator, math.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~$])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 

@@ -42,9 +42,12 @@ def _title(ranking: Ranking) -> str:
     s = ranking.settings
     text = f"**{s.scheme}** ranking of {ranking.n_models} models from {ranking.n_votes:,} votes"
     if s.ci != "none":
-        text += f"; {round((1 - s.alpha) * 100)}% intervals by {s.ci}"
-        if s.ci == "bootstrap":
+        interval = ranking.details.get("interval")
+        text += f"; {round((1 - s.alpha) * 100)}% intervals: {interval or s.ci}"
+        if s.ci == "bootstrap" and "replicates" in ranking.details:
             text += f" ({s.replicates:,} replicates, seed {s.seed})"
+    if s.ties == "davidson":
+        text += f"; ties as their own outcome (Davidson, ν = {ranking.details.get('nu', float('nan')):.3f})"
     if not ranking.identifiable:
         text += ("\n\n> ⚠ Not identifiable: the comparisons do not connect every model in both directions "
                  "(a model never wins, never loses, or the graph falls apart). Ratings come from a refit "
