@@ -99,11 +99,13 @@ def _stratified(strata, counts: np.ndarray | None, strict: bool) -> dict[str, np
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = w / n
         used = (n > 0).sum(axis=2)
-        corrected = np.nanmean(np.where(n > 0, rate, np.nan), axis=2) if used.any() else np.full(used.shape, np.nan)
-        var = np.nansum(np.where(n > 0, rate * (1 - rate) / n, np.nan), axis=2) / np.maximum(used, 1) ** 2
+        # mean over non-empty strata; NaN (no warning) for a model without votes (METHODS §0)
+        corrected = np.where(used > 0, np.where(n > 0, rate, 0.0).sum(axis=2) / np.maximum(used, 1), np.nan)
+        var = np.where(used > 0, np.where(n > 0, rate * (1 - rate) / n, 0.0).sum(axis=2)
+                       / np.maximum(used, 1) ** 2, np.nan)
+        raw = w.sum(axis=2) / n.sum(axis=2)
     if strict:
         corrected = np.where(used == n_strata, corrected, np.nan)
-    raw = w.sum(axis=2) / n.sum(axis=2)
     return {"corrected": corrected.squeeze(0) if len(counts) == 1 else corrected, "raw": raw.squeeze(0)
             if len(counts) == 1 else raw, "strata_used": used.squeeze(0) if len(counts) == 1 else used,
             "variance": var.squeeze(0) if len(counts) == 1 else var}

@@ -109,7 +109,11 @@ def compress_votes(votes: pd.DataFrame, weight: str | None = "weight") -> Cells:
 
 
 def cells_from_counts(counts: pd.DataFrame) -> Cells:
-    """Cells from a counts table (model_a, model_b, winner, count), the GROUP BY form of votes."""
+    """Cells from a counts table (model_a, model_b, winner, count), the GROUP BY form of votes.
+
+    Rows with a zero count are dropped, and so is a model left with no votes: it has nothing to rate.
+    """
+    counts = counts[counts["count"].to_numpy(dtype=np.float64) > 0]
     models = sorted(set(counts["model_a"]) | set(counts["model_b"]))
     index = {m: i for i, m in enumerate(models)}
     left = counts["model_a"].map(index).to_numpy(dtype=np.int64)
@@ -120,8 +124,6 @@ def cells_from_counts(counts: pd.DataFrame) -> Cells:
     key = (left * len(models) + right) * 3 + s_code
     keys, inverse = np.unique(key, return_inverse=True)
     total = np.bincount(inverse, weights=n, minlength=len(keys))
-    keep = total > 0
-    keys, total = keys[keep], total[keep]
     pair, sc = np.divmod(keys, 3)
     li, ri = np.divmod(pair, len(models))
     return Cells(tuple(models), li, ri, S_VALUES[sc], np.ones(len(keys)), total)

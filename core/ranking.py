@@ -99,6 +99,7 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
     used, golden = analysed_votes(votes)
     if len(used) == 0:
         raise RankingError("no votes to rank (golden-question votes are not used for rankings)")
+    used, unrated = without_absent_models(used)
     if settings.scheme == "adjusted":
         from core.ranking_adjusted import rank_adjusted
 
@@ -109,7 +110,26 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
         ranking = rank_corrected(used, settings)
     else:
         ranking = rank_cells(compress_votes(used), settings)
-    return replace(ranking, details={**ranking.details, "golden_votes_excluded": golden})
+    details = {**ranking.details, "golden_votes_excluded": golden}
+    if unrated:
+        details["models_without_votes"] = unrated
+    return replace(ranking, details=details)
+
+
+def without_absent_models(votes: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Drop models left with no analysed vote (e.g. seen only in golden questions) from the shared
+    model categories; a model without votes has no rating and would break identifiability."""
+    a, b = votes["model_a"], votes["model_b"]
+    if not isinstance(a.dtype, pd.CategoricalDtype):
+        return votes, []
+    codes = np.concatenate([a.cat.codes.to_numpy(), b.cat.codes.to_numpy()])
+    seen = np.bincount(codes[codes >= 0], minlength=len(a.cat.categories)) > 0
+    if seen.all():
+        return votes, []
+    categories = list(a.cat.categories)
+    present = [m for m, s in zip(categories, seen) if s]
+    return (votes.assign(model_a=a.cat.set_categories(present), model_b=b.cat.set_categories(present)),
+            [str(m) for m, s in zip(categories, seen) if not s])
 
 
 def rank_cells(cells: Cells, settings: RankSettings = RankSettings()) -> Ranking:
