@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, newton_pairs, strong_components
-from core.pairwise import Cells, pair_counts, win_matrix
+from core.pairwise import Cells, merge_sides, pair_counts, win_matrix
 
 DEFAULT_REPLICATES = 1000
 REPLICATES_PER_BATCH_CELLS = 40_000_000  # bound on B_batch × K² floats held at once (~320 MB)
@@ -61,9 +61,15 @@ def multinomial_counts(cells: Cells, replicates: int, rng: np.random.Generator) 
 def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
                  alpha: float = 0.05, weight_scale: float = 1.0, anchor: tuple[int, float] | None = None
                  ) -> BTBootstrap:
-    """Multinomial cell bootstrap of BT ratings; ``theta`` is the full-data fit (warm start)."""
+    """Multinomial cell bootstrap of BT ratings; ``theta`` is the full-data fit (warm start).
+
+    The multinomial is drawn over the cells of unordered pairs (:func:`core.pairwise.merge_sides`),
+    which is the METHODS §3 protocol whenever each pair is always seated the same way (as in D1) and
+    equal to it in distribution otherwise.
+    """
     check_settings(replicates, alpha)
     rng = np.random.default_rng(seed)
+    cells = merge_sides(cells)  # BT does not see seating: same distribution, half the draws
     counts = multinomial_counts(cells, replicates, rng)
     k = cells.n_models
     full_pattern = win_matrix(cells) > 0

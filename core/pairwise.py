@@ -108,6 +108,31 @@ def compress_votes(votes: pd.DataFrame, weight: str | None = "weight") -> Cells:
                     [str(m) for m in a.cat.categories], w)
 
 
+def merge_sides(cells: Cells) -> Cells:
+    """Cells of unordered pairs: (i < j, score of i, weight), summing both seatings of a pair.
+
+    Plain BT and win rates do not see who sat on the left, and summing multinomial cells gives a
+    multinomial over the sums (the aggregation property), so a bootstrap drawn over these coarser
+    cells has exactly the distribution of one drawn over the sided cells, with half the draws. When
+    every vote of a pair has the same seating (as in METHODS D1) the cells and their order are
+    unchanged, and so is the random stream.
+    """
+    flip = cells.left > cells.right
+    i = np.where(flip, cells.right, cells.left)
+    j = np.where(flip, cells.left, cells.right)
+    s = np.where(flip, 1.0 - cells.s, cells.s)
+    s_code = np.rint(s * 2).astype(np.int64)
+    w_values, w_code = np.unique(cells.weight, return_inverse=True)
+    k = cells.n_models
+    key = ((i * k + j) * 3 + s_code) * len(w_values) + w_code
+    keys, inverse = np.unique(key, return_inverse=True)
+    total = np.bincount(inverse, weights=cells.count, minlength=len(keys))
+    rest, wc = np.divmod(keys, len(w_values))
+    pair, sc = np.divmod(rest, 3)
+    li, ri = np.divmod(pair, k)
+    return Cells(cells.models, li, ri, S_VALUES[sc], w_values[wc], total)
+
+
 def cells_from_counts(counts: pd.DataFrame) -> Cells:
     """Cells from a counts table (model_a, model_b, winner, count), the GROUP BY form of votes.
 

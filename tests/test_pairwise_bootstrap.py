@@ -17,7 +17,7 @@ from core import bradley_terry as bt
 from core.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts, rank_interval, ranks_of
 from core.intervals import z_value
 from core.io.votes import votes_from_frame
-from core.pairwise import (PairwiseInputError, battle_matrix, cells_from_counts, compress, compress_votes,
+from core.pairwise import (PairwiseInputError, merge_sides, battle_matrix, cells_from_counts, compress, compress_votes,
                            pair_counts, win_matrix)
 from core.ranking import RankSettings, rank_cells, rank_votes
 from core.schema import OUTCOME_CODE, OUTCOMES
@@ -250,10 +250,11 @@ def test_non_identifiable_replicates_are_counted_and_refitted():
     cells = compress(left, right, outcome, [*MODELS, "E"])
     reps = 150
     boot = bootstrap_bt(cells, full_fit_theta(cells), replicates=reps, seed=3)
-    counts = multinomial_counts(cells, reps, np.random.default_rng(3))
+    unordered = merge_sides(cells)  # the bootstrap draws over unordered-pair cells
+    counts = multinomial_counts(unordered, reps, np.random.default_rng(3))
     expected = 0
     for b in range(reps):
-        fit = bt.fit(win_matrix(cells, counts[b]), cells.models, tol=1e-10, max_iter=200_000)
+        fit = bt.fit(win_matrix(unordered, counts[b]), cells.models, tol=1e-10, max_iter=200_000)
         expected += not fit.identifiable
         assert_allclose(boot.elo[b], fit.elo, atol=1e-4, err_msg=f"replicate {b}")
     # P(E's single win is not drawn) = (1 − 1/64)^64 ≈ 0.36
@@ -396,3 +397,24 @@ def test_intervals_contain_the_point_estimate_and_the_rank(data, seed):
     for r in ranking.rows:
         assert r.ci_low <= r.rating <= r.ci_high, r
         assert 1 <= r.rank_low <= r.rank <= r.rank_high <= k, r
+
+
+def test_merging_seatings_keeps_d1_cells_and_the_bootstrap_distribution():
+    """METHODS §3: summing multinomial cells gives a multinomial over the sums, so drawing over
+    unordered-pair cells is the same bootstrap; D1 (always seated the same way) keeps its cells."""
+    left, right, outcome = d1_votes()
+    d1 = compress(left, right, outcome, MODELS)
+    merged = merge_sides(d1)
+    for name in ("left", "right", "s", "weight", "count"):
+        np.testing.assert_array_equal(getattr(merged, name), getattr(d1, name))
+    # Seat every other vote the other way round: same BT data, twice the sided cells.
+    swap = np.arange(len(left)) % 2 == 1
+    flipped_outcome = np.where(swap & (outcome == A), B, np.where(swap & (outcome == B), A, outcome))
+    mixed = compress(np.where(swap, right, left), np.where(swap, left, right), flipped_outcome, MODELS)
+    assert len(mixed) > len(d1)
+    np.testing.assert_array_equal(merge_sides(mixed).count, d1.count)
+    theta = full_fit_theta(d1)
+    sided = np.array([bt.fit(win_matrix(mixed, m), MODELS).elo  # the per-replicate policy, sided cells
+                      for m in multinomial_counts(mixed, 600, np.random.default_rng(11))])
+    unordered = bootstrap_bt(mixed, theta, replicates=600, seed=12).elo
+    assert ks_2samp(sided[:, 0], unordered[:, 0]).pvalue > 0.001
