@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 ELO_SCALE = 400.0 / np.log(10.0)
@@ -221,9 +222,10 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
     free = slice(0, k) if prior > 0 else slice(1, k)
     if prior == 0:
         theta -= theta[:, :1]
-    incidence = np.zeros((len(i), k))  # +1 for the pair's first model, −1 for its second
-    incidence[np.arange(len(i)), i] = 1.0
-    incidence[np.arange(len(i)), j] = -1.0
+    # Pair -> model incidence (+1 first model, −1 second), sparse: 2 entries per pair, not K.
+    rows = np.concatenate([np.arange(len(i)), np.arange(len(i))])
+    incidence = csr_matrix((np.r_[np.ones(len(i)), -np.ones(len(i))], (rows, np.r_[i, j])), shape=(len(i), k))
+    degree = abs(incidence)
     diag_index = np.arange(k)
     converged = np.zeros(b, dtype=bool)
     iterations = 0
@@ -231,12 +233,12 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
         act = np.flatnonzero(~converged)
         th = theta[act]
         p = 1.0 / (1.0 + np.exp(th[:, j] - th[:, i]))  # P(i beats j)
-        grad = (wins[act] - n[act] * p) @ incidence
+        grad = np.asarray(incidence.T @ (wins[act] - n[act] * p).T).T
         curv = n[act] * p * (1.0 - p)
         info = np.zeros((len(act), k, k))
         info[:, i, j] = -curv
         info[:, j, i] = -curv
-        info[:, diag_index, diag_index] = curv @ np.abs(incidence)
+        info[:, diag_index, diag_index] = np.asarray(degree.T @ curv.T).T
         if prior > 0:
             sig = 1.0 / (1.0 + np.exp(-th))
             grad += prior * (1.0 - 2.0 * sig)
