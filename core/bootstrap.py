@@ -17,7 +17,7 @@ from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, newton_pai
 from core.pairwise import Cells, merge_sides, pair_counts, win_matrix
 
 DEFAULT_REPLICATES = 1000
-REPLICATES_PER_BATCH_CELLS = 40_000_000  # bound on B_batch × K² floats held at once (~320 MB)
+REPLICATES_PER_BATCH_CELLS = 10_000_000  # bound on B_batch × K² floats held at once (~80 MB per array)
 
 
 class BootstrapError(ValueError):
