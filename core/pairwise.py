@@ -185,28 +185,31 @@ def _scatter_matrix(flat_lr, flat_rl, to_left, to_right, size):
 
 
 def pair_counts(cells: Cells, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Batched win counts on unordered pairs i < j: (i, j, wins of i over j, n_ij), each (B, P).
+    """Batched win counts on the compared pairs i < j: (i, j, wins of i over j, n_ij), the last two (B, P).
 
-    ``counts`` is (B, C): the cell counts of B bootstrap replicates. Weighted and ties half.
+    ``counts`` is (B, C): the cell counts of B bootstrap replicates. Weighted, ties half. Only pairs
+    with at least one cell appear (a pair never compared adds nothing to a BT likelihood).
     """
-    from scipy.sparse import csr_matrix
-
     k = cells.n_models
-    i, j = np.triu_indices(k, 1)
-    pair_of = np.full((k, k), -1, dtype=np.int64)
-    pair_of[i, j] = np.arange(len(i))
-    pair_of[j, i] = np.arange(len(i))
-    pair = pair_of[cells.left, cells.right]
-    first_is_left = cells.left < cells.right
-    to_first = cells.weight * np.where(first_is_left, cells.s, 1.0 - cells.s)
-    rows = np.arange(len(cells))
-    shape = (len(cells), len(i))
-    to_wins = csr_matrix((to_first, (rows, pair)), shape=shape)
-    to_n = csr_matrix((cells.weight, (rows, pair)), shape=shape)
-    counts = np.asarray(counts, dtype=np.float64)
-    wins = np.asarray(to_wins.T @ counts.T).T
-    n = np.asarray(to_n.T @ counts.T).T
-    return i, j, wins, n
+    lo = np.minimum(cells.left, cells.right)
+    hi = np.maximum(cells.left, cells.right)
+    key = lo * k + hi
+    order = np.argsort(key, kind="stable")
+    counts = np.asarray(counts)
+    if np.any(order != np.arange(len(order))):  # group each pair's cells together (merge_sides already has)
+        counts, key, cells_order = counts[:, order], key[order], order
+    else:
+        cells_order = order
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    first_is_left = cells.left[cells_order] < cells.right[cells_order]
+    s = cells.s[cells_order]
+    weight = cells.weight[cells_order]
+    to_first = weight * np.where(first_is_left, s, 1.0 - s)
+    # Each pair's cells are contiguous columns: one reduceat per statistic, no scatter.
+    wins = np.add.reduceat(counts * to_first, starts, axis=1)
+    n = np.add.reduceat(counts * weight if np.any(weight != 1.0) else counts.astype(np.float64), starts, axis=1)
+    pair_keys = key[starts]
+    return pair_keys // k, pair_keys % k, wins, n
 
 
 def battle_matrix(cells: Cells) -> np.ndarray:
