@@ -9,6 +9,7 @@ Quantiles are taken on the Elo scale; rank intervals share each replicate's coun
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,6 +18,7 @@ from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, newton_pai
 from core.pairwise import Cells, merge_sides, pair_counts, win_matrix
 
 DEFAULT_REPLICATES = 1000
+PIPELINE_BATCHES = 4
 REPLICATES_PER_BATCH_CELLS = 10_000_000  # bound on B_batch × K² floats held at once (~80 MB per array)
 
 
@@ -50,12 +52,37 @@ def check_settings(replicates: int, alpha: float) -> None:
 
 def multinomial_counts(cells: Cells, replicates: int, rng: np.random.Generator) -> np.ndarray:
     """(B, C) cell counts of B resamples of the N votes (METHODS §3 protocol: sorted cells, n_c/N)."""
+    n, p = _multinomial_parameters(cells)
+    return rng.multinomial(n, p, size=replicates)
+
+
+def _multinomial_parameters(cells: Cells) -> tuple[int, np.ndarray]:
     total = cells.count.sum()
     n = int(round(total))
     if abs(total - n) > 1e-9:
         raise BootstrapError("the multinomial bootstrap needs whole vote counts per cell; this input has "
                              "fractional counts (use --ci sandwich)")
-    return rng.multinomial(n, cells.count / total, size=replicates)
+    return n, cells.count / total
+
+
+def count_batches(cells: Cells, replicates: int, rng: np.random.Generator, batch: int):
+    """Yield (first replicate, (b, C) counts) batch by batch, drawing the next batch in a background
+    thread while the caller fits this one (numpy's array work releases the GIL, the draws hold it).
+
+    Successive draws from one generator give exactly the numbers of one draw of all replicates, so
+    batching changes neither the results nor their reproducibility.
+    """
+    n, p = _multinomial_parameters(cells)
+    sizes = [min(batch, replicates - lo) for lo in range(0, replicates, batch)]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(rng.multinomial, n, p, sizes[0])
+        first = 0
+        for index, size in enumerate(sizes):
+            counts = future.result()
+            if index + 1 < len(sizes):
+                future = pool.submit(rng.multinomial, n, p, sizes[index + 1])
+            yield first, counts
+            first += size
 
 
 def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPLICATES, seed: int = 0,
@@ -70,16 +97,16 @@ def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPL
     check_settings(replicates, alpha)
     rng = np.random.default_rng(seed)
     cells = merge_sides(cells)  # BT does not see seating: same distribution, half the draws
-    counts = multinomial_counts(cells, replicates, rng)
     k = cells.n_models
     full_pattern = win_matrix(cells) > 0
     full_identifiable = strong_components(full_pattern.astype(float)) == 1
     start = np.where(np.isfinite(theta), theta, 0.0)
-    batch = max(1, REPLICATES_PER_BATCH_CELLS // max(1, k * k))
+    # Several batches even when memory would allow one, so drawing and fitting overlap.
+    batch = max(1, min(REPLICATES_PER_BATCH_CELLS // max(1, k * k), -(-replicates // PIPELINE_BATCHES)))
     elo = np.empty((replicates, k))
     nonidentifiable = not_converged = 0
-    for lo in range(0, replicates, batch):
-        i, j, wins, n = pair_counts(cells, counts[lo:lo + batch])
+    for lo, counts in count_batches(cells, replicates, rng, batch):
+        i, j, wins, n = pair_counts(cells, counts)
         wins, n = wins * weight_scale, n * weight_scale
         ok = _identifiable(i, j, wins, n, k, full_pattern, full_identifiable)
         theta_b = np.empty((len(wins), k))

@@ -285,3 +285,22 @@ def test_cli_writes_big_file_and_rejects_options_without_out(tmp_path, capsys):
 
 def test_samples_dir_is_repository_data_folder():
     assert SAMPLES_DIR == Path(__file__).resolve().parents[1] / "data" / "samples"
+
+
+def test_bt_votes_recover_their_ratings():
+    """core.samples.bt_votes: exact BT with ties; the half-tie MLE is consistent for true_elo."""
+    import numpy as np
+
+    from core import bradley_terry as bt
+    from core.pairwise import compress, win_matrix
+    from core.samples import bt_votes
+
+    votes = bt_votes(400_000, 8, tie_share=0.10, seed=3)
+    assert votes["left"].shape == (400_000,) and (votes["left"] != votes["right"]).all()
+    assert abs((votes["outcome"] == 2).mean() - 0.10) < 0.005
+    again = bt_votes(400_000, 8, tie_share=0.10, seed=3)
+    assert all(np.array_equal(votes[k], again[k]) for k in ("left", "right", "outcome"))
+    cells = compress(votes["left"], votes["right"], votes["outcome"], votes["models"])
+    elo = bt.fit(win_matrix(cells), votes["models"]).elo
+    # ~100,000 votes per model: Elo SE ≈ 1.5, so 8 Elo is a > 5 SE bound
+    np.testing.assert_allclose(elo, votes["true_elo"], atol=8.0)
