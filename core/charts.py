@@ -1,0 +1,59 @@
+"""Plotly figure builders: pure functions of results, shared by the dashboard and the reports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import plotly.graph_objects as go
+
+from core.formats import html_text
+
+
+def cd_groups(mean_ranks: Mapping[str, float], cd: float) -> list[tuple[str, ...]]:
+    """Maximal runs of models (in rank order) whose average ranks lie within the critical difference:
+    the thick bars of a Demšar (2006) critical-difference diagram. Runs inside another are left out."""
+    order = sorted(mean_ranks, key=lambda m: (mean_ranks[m], m))
+    groups: list[tuple[str, ...]] = []
+    for start in range(len(order)):
+        stop = start
+        while stop + 1 < len(order) and mean_ranks[order[stop + 1]] - mean_ranks[order[start]] <= cd:
+            stop += 1
+        run = tuple(order[start:stop + 1])
+        if len(run) > 1 and not any(set(run) <= set(g) for g in groups):
+            groups.append(run)
+    return groups
+
+
+def critical_difference_figure(mean_ranks: Mapping[str, float], cd: float, title: str | None = None) -> go.Figure:
+    """Demšar's critical-difference diagram: average ranks on an axis (1 = best, on the left), each
+    model labelled, bars joining models the Nemenyi test cannot tell apart, and the CD for scale."""
+    order = sorted(mean_ranks, key=lambda m: (mean_ranks[m], m))
+    k = len(order)
+    fig = go.Figure()
+    half = (k + 1) // 2
+    fig.add_shape(type="line", x0=1, x1=max(k, 2), y0=0, y1=0, line={"color": "#222", "width": 2})
+    for tick in range(1, max(k, 2) + 1):
+        fig.add_shape(type="line", x0=tick, x1=tick, y0=0, y1=0.08, line={"color": "#222", "width": 2})
+    label_y = {m: -(1 + (i if i < half else k - 1 - i)) * 0.35 for i, m in enumerate(order)}
+    for i, model in enumerate(order):
+        r = mean_ranks[model]
+        left_side = i < half
+        x_label = 0.6 if left_side else k + 0.4
+        y = label_y[model]
+        fig.add_shape(type="line", x0=r, x1=r, y0=0, y1=y, line={"color": "#444", "width": 1})
+        fig.add_shape(type="line", x0=r, x1=x_label, y0=y, y1=y, line={"color": "#444", "width": 1})
+        fig.add_annotation(x=x_label, y=y, text=f"{html_text(model)} ({r:.2f})", showarrow=False,
+                           xanchor="right" if left_side else "left", font={"size": 12})
+    for level, group in enumerate(cd_groups(mean_ranks, cd)):
+        y = -0.12 - 0.1 * level
+        fig.add_shape(type="line", x0=mean_ranks[group[0]] - 0.03, x1=mean_ranks[group[-1]] + 0.03, y0=y, y1=y,
+                      line={"color": "#d62728", "width": 5})
+    fig.add_shape(type="line", x0=1, x1=1 + cd, y0=0.45, y1=0.45, line={"color": "#1f77b4", "width": 3})
+    fig.add_annotation(x=1 + cd / 2, y=0.6, text=f"CD = {cd:.3f}", showarrow=False)
+    lowest = min(label_y.values(), default=-1.0) - 0.3
+    fig.update_xaxes(range=[-1.5 - 0.2 * k, k + 2.5 + 0.2 * k], tickvals=list(range(1, max(k, 2) + 1)),
+                     side="top", showgrid=False, zeroline=False, title="average rank (1 = best)")
+    fig.update_yaxes(range=[lowest, 0.8], visible=False)
+    fig.update_layout(title=title or "Critical difference (Nemenyi)", height=160 + 45 * half,
+                      margin={"l": 20, "r": 20, "t": 90, "b": 20}, plot_bgcolor="white", showlegend=False)
+    return fig
