@@ -17,7 +17,7 @@ def test_d3_groups_join_only_models_within_the_cd():
 def test_groups_are_maximal_and_ordered():
     ranks = {"a": 1.0, "b": 1.5, "c": 1.9, "d": 3.5, "e": 3.6}
     assert cd_groups(ranks, 1.0) == [("a", "b", "c"), ("d", "e")]
-    assert cd_groups(ranks, 0.1) == [("d", "e")]
+    assert cd_groups(ranks, 0.15) == [("d", "e")]
     assert cd_groups(ranks, 10.0) == [("a", "b", "c", "d", "e")]
 
 
