@@ -1,4 +1,4 @@
-"""The ``evalboard`` command line: rank, ingest files into the store, manage stored datasets.
+"""The ``evalboard`` command line: rank, leaderboard, ingest files into the store, manage datasets.
 
 Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 1 other.
 """
@@ -12,6 +12,9 @@ from pathlib import Path
 
 from core.annotators import POLICIES
 from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
+from core.leaderboard import RANK_BY, LeaderboardSettings, aggregate
+from core.leaderboard_report import to_json as leaderboard_json
+from core.leaderboard_report import to_markdown as leaderboard_markdown
 from core.rank_report import to_csv, to_json, to_markdown
 from core.rank_run import parse_by, rank_input
 from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings
@@ -65,6 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     _input_options(rank)
 
+    board = sub.add_parser("leaderboard", help="leaderboard from a score table (EvalRuns)",
+                           description="Aggregate RUNS (a score table file, a folder of lm-evaluation-harness "
+                                       "results, or a stored dataset) into a leaderboard with bootstrap CIs.")
+    board.add_argument("votes", metavar="RUNS")
+    board.add_argument("--rank-by", choices=RANK_BY, default="mean")
+    board.add_argument("--bootstrap", type=int, default=500, metavar="B", help="replicates (default 500)")
+    board.add_argument("--alpha", type=float, default=0.05)
+    board.add_argument("--seed", type=int, default=0)
+    board.add_argument("--stratified", action="store_true", help="resample tasks within each category")
+    board.add_argument("--metric", help="the metric to rank when a task reports several (lm-eval: default acc)")
+    board.add_argument("--format", choices=("json", "markdown"), default="json")
+    board.add_argument("--output", metavar="FILE")
+    _input_options(board)
+
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
     delete = sub.add_parser("delete", help="delete a stored dataset")
@@ -86,6 +103,9 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
 def read_input(args: argparse.Namespace) -> tuple[str, object]:
     """(kind, frame) of a file, or of a stored dataset when no such file exists."""
     path = Path(args.votes)
+    if path.is_dir() or args.kind == "lm_eval":
+        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc")
+        return loaded.kind, loaded.frame
     if path.exists():
         loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
                       outcomes=parse_pairs(args.outcome, "--outcome"))
@@ -149,6 +169,17 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    settings = LeaderboardSettings(args.rank_by, args.bootstrap, args.alpha, args.seed, args.stratified, args.metric)
+    kind, frame = read_input(args)
+    if kind != "eval_runs":
+        raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}, not a score table: "
+                                                  "rank pairwise data with `evalboard rank`")])
+    result = aggregate(frame, settings)
+    write_output(leaderboard_json(result) if args.format == "json" else leaderboard_markdown(result), args.output)
+    return EXIT_OK
+
+
 def write_output(text: str, output: str | None) -> None:
     if output:
         Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -184,7 +215,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"rank": cmd_rank, "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
+COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
 
 if __name__ == "__main__":
     sys.exit(main())

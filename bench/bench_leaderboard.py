@@ -1,0 +1,97 @@
+"""Leaderboard benchmark: 100 models × 10,000 tasks × 5 categories, B = 1,000 (METHODS §3, §8).
+
+Scores are drawn per model from a Beta distribution (model ability shifts its mean), per-(model, task)
+rows go through ``pivot`` and then each stage of ``aggregate`` is timed on its own; ``total`` is one
+full ``aggregate`` call. A standalone stage draws its own indices, so in ``aggregate`` the stages
+share draws and the total is less than the sum. Medians over repeats; peak RSS of this process (input
+frame included) and the peak of memory allocated during one more ``aggregate`` call (tracemalloc).
+
+    .venv/bin/python bench/bench_leaderboard.py
+    .venv/bin/python bench/bench_leaderboard.py --models 30 --tasks 2000 --missing 0.02 --repeats 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.friedman import friedman  # noqa: E402
+from core.leaderboard import (LeaderboardSettings, aggregate, bootstrap_intervals, pivot, point_estimates,  # noqa: E402
+                              ranking_order, score_matrix)
+
+
+def synthetic_runs(n_models: int, n_tasks: int, n_categories: int, missing: float, seed: int = 0) -> pd.DataFrame:
+    """Long EvalRuns: score ~ Beta(a_m, b) per (model, task); a share ``missing`` of cells left out."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(2.0, 6.0, size=(n_models, 1))
+    scores = rng.beta(a, 3.0, size=(n_models, n_tasks))
+    keep = rng.random((n_models, n_tasks)) >= missing
+    models = np.array([f"model-{i:03d}" for i in range(n_models)], dtype=object)
+    tasks = np.array([f"task-{j:05d}" for j in range(n_tasks)], dtype=object)
+    categories = np.array([f"cat-{j % n_categories}" for j in range(n_tasks)], dtype=object)
+    m, t = np.nonzero(keep)
+    return pd.DataFrame({"model_id": models[m], "task_id": tasks[t], "metric_name": "acc",
+                         "score": scores[m, t], "category": categories[t]})
+
+
+def timed(fn, repeats: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=100)
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--categories", type=int, default=5)
+    parser.add_argument("--replicates", type=int, default=1000)
+    parser.add_argument("--missing", type=float, default=0.0, help="share of (model, task) cells left out")
+    parser.add_argument("--stratified", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    runs = synthetic_runs(args.models, args.tasks, args.categories, args.missing)
+    settings = LeaderboardSettings(replicates=args.replicates, stratified=args.stratified)
+    print(f"{args.models} models × {args.tasks} tasks × {args.categories} categories, {len(runs):,} rows, "
+          f"B = {args.replicates}, missing = {args.missing}, stratified = {args.stratified}, "
+          f"median of {args.repeats}")
+    figures = {}
+    figures["pivot"], (scores, category, weight) = timed(lambda: pivot(runs), args.repeats)
+    matrix = score_matrix(scores, category, weight)
+    figures["means + win rates + categories"], points = timed(lambda: point_estimates(matrix), args.repeats)
+    order = ranking_order(points.means)
+    stages = {"mean CIs": dict(pairs=False, ranks=False), "all paired + unpaired CIs": dict(means=False, ranks=False),
+              "rank CIs": dict(means=False, pairs=False)}
+    for name, flags in stages.items():
+        figures[name], _ = timed(lambda: bootstrap_intervals(matrix, settings, order, **flags), args.repeats)
+    figures["Friedman + Nemenyi"], _ = timed(lambda: friedman(scores, settings.alpha), args.repeats)
+    figures["total aggregate()"], board = timed(lambda: aggregate(runs, settings), args.repeats)
+    for name, seconds in figures.items():
+        print(f"  {name:<30} {seconds:8.3f} s")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    tracemalloc.start()
+    aggregate(runs, settings)
+    allocated = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    print(f"  {'peak memory (process RSS)':<30} {peak:8.0f} MB")
+    print(f"  {'peak allocated in aggregate()':<30} {allocated:8.0f} MB")
+    friedman_p = f"; Friedman p = {board.friedman.p_value:.3g}" if board.friedman else ""
+    print(f"  pairs: {len(board.pairwise):,}, significant: {board.significant_pairs:,}{friedman_p}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""Friedman test, Iman–Davenport F and the Nemenyi critical difference over tasks (METHODS §8).
+
+Demšar (2006, JMLR 7:1) compares k models over N tasks by their ranks within each task. Only the
+tasks scored by all k models enter (a rank among a subset of models is not comparable). Ranks run
+from 1 = best (highest score), ties share the average rank. Task weights do not enter: the test is
+about how often and how consistently one model outranks another, task by task.
+
+The recommended statistic is the tie-corrected χ²_F, which is what ``scipy.stats.friedmanchisquare``
+returns (it divides Demšar's χ²_F by C = 1 − Σ(t³ − t)/(N k (k² − 1)), identical when no task has
+ties); it is computed here by that formula because scipy refuses k = 2. Iman–Davenport's F_F is
+formed from the recommended χ²_F. Demšar: the Nemenyi post-hoc comparison is made only after the
+Friedman test rejects, so :attr:`FriedmanResult.different_pairs` is empty unless ``reject``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = ["FriedmanError", "FriedmanResult", "friedman", "iman_davenport", "nemenyi_q"]
+
+
+class FriedmanError(ValueError):
+    """A Friedman argument is malformed; the message names the argument."""
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman / Iman–Davenport / Nemenyi over the N tasks scored by all k models.
+
+    ``mean_ranks`` maps model → R_j (1 = best) in the order of the input's index. ``chi2`` and
+    ``p_value`` are tie-corrected (recommended), ``chi2_uncorrected`` is Demšar's formula; NaN when
+    every task is a complete tie (C = 0). ``ff``/``ff_p_value`` are Iman–Davenport with
+    ``df1 = k − 1``, ``df2 = (k − 1)(N − 1)`` (``ff`` = inf, p = 0 when χ²_F reaches N(k − 1)).
+    ``q_alpha`` and ``cd`` are the Nemenyi critical value and difference. ``reject`` = p < alpha.
+    ``different_pairs`` lists (model_i, model_j), i before j in input order, with |R_i − R_j| > CD,
+    and only when ``reject`` (Demšar: post-hoc only after rejection); it is () otherwise.
+    """
+
+    n_tasks: int
+    k: int
+    mean_ranks: dict[str, float]
+    chi2_uncorrected: float
+    tie_factor: float
+    chi2: float
+    p_value: float
+    ff: float
+    ff_p_value: float
+    df1: int
+    df2: int
+    q_alpha: float
+    cd: float
+    alpha: float
+    reject: bool
+    different_pairs: tuple[tuple[str, str], ...]
+
+
+def _check_alpha(alpha) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
+        raise FriedmanError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
+    return float(alpha)
+
+
+def nemenyi_q(k: int, alpha: float = 0.05) -> float:
+    """Nemenyi critical value q_α = studentized_range.ppf(1 − α, k, ∞)/√2 (METHODS §8, Demšar Table 5).
+
+    Parameters
+    ----------
+    k : int
+        Number of models compared, at least 2.
+    alpha : float
+        Family-wise level.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise FriedmanError(f"`k` must be an integer of at least 2, not {k!r}")
+    alpha = _check_alpha(alpha)
+    return float(stats.studentized_range.ppf(1.0 - alpha, int(k), np.inf) / np.sqrt(2.0))
+
+
+def within_task_ranks(values: np.ndarray) -> np.ndarray:
+    """(k, N) ranks within each column, 1 = highest score, average ranks for ties."""
+    return stats.rankdata(-values, method="average", axis=0)
+
+
+def tie_sum(values: np.ndarray) -> float:
+    """Σ over tasks and tie groups of t³ − t (t = size of a group of exactly equal scores)."""
+    k, n = values.shape
+    ordered = np.sort(values, axis=0)
+    starts = np.ones((k, n), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    group = np.cumsum(starts.T.ravel()) - 1  # task-major, so groups never span two tasks
+    t = np.bincount(group).astype(np.float64)
+    return float((t ** 3 - t).sum())
+
+
+def friedman(scores: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | None:
+    """Friedman test on a models × tasks score table (NaN = missing), METHODS §8.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        One row per model (index = model ids), one column per task; higher is better.
+    alpha : float
+        Level of the test and of the Nemenyi critical difference.
+
+    Returns
+    -------
+    FriedmanResult or None
+        None when fewer than 2 models or fewer than 2 tasks scored by all of them.
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise FriedmanError(f"`scores` must be a pandas DataFrame (models × tasks), not {type(scores).__name__}")
+    alpha = _check_alpha(alpha)
+    try:
+        values = scores.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise FriedmanError(f"`scores` must hold numbers: {exc}") from None
+    values = values[:, ~np.isnan(values).any(axis=0)] if values.size else values
+    k, n = values.shape if values.ndim == 2 else (0, 0)
+    if k < 2 or n < 2:
+        return None
+    models = [str(m) for m in scores.index]
+    ranks = within_task_ranks(values).mean(axis=1)
+    # Demšar (2006) eq. for χ²_F; C is scipy's tie factor.
+    chi2_unc = 12.0 * n / (k * (k + 1)) * (float(np.sum(ranks ** 2)) - k * (k + 1) ** 2 / 4.0)
+    tie_factor = 1.0 - tie_sum(values) / (n * k * (k * k - 1))
+    chi2 = chi2_unc / tie_factor if tie_factor > 0 else float("nan")
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    p_value = float(stats.chi2.sf(chi2, df1)) if np.isfinite(chi2) else float("nan")
+    ff, ff_p = iman_davenport(chi2, n, k)
+    q = nemenyi_q(k, alpha)
+    cd = q * np.sqrt(k * (k + 1) / (6.0 * n))
+    reject = bool(p_value < alpha)
+    pairs = tuple((models[i], models[j]) for i in range(k) for j in range(i + 1, k)
+                  if abs(ranks[i] - ranks[j]) > cd) if reject else ()
+    return FriedmanResult(n, k, dict(zip(models, map(float, ranks))), float(chi2_unc), float(tie_factor),
+                          float(chi2), p_value, ff, ff_p, df1, df2, q, float(cd), alpha, reject, pairs)
+
+
+def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
+    """(F_F, p) of Iman & Davenport (1980): F_F = (N − 1)χ²_F / (N(k − 1) − χ²_F),
+    on (k − 1, (k − 1)(N − 1)) degrees of freedom."""
+    if not np.isfinite(chi2):
+        return float("nan"), float("nan")
+    denominator = n * (k - 1) - chi2
+    if denominator <= 0:  # every task ranks the models identically: no within-task disagreement left
+        return float("inf"), 0.0
+    ff = (n - 1) * chi2 / denominator
+    return float(ff), float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1)))

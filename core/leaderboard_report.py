@@ -1,0 +1,68 @@
+"""A :class:`~core.leaderboard.Leaderboard` as the JSON report and the markdown table of
+``evalboard leaderboard`` (contract in DESIGN.md, "CLI"): the table a CI job posts as a comment."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from core.formats import dumps, markdown_table, markdown_text
+from core.leaderboard import Leaderboard
+
+ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
+
+
+def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
+    s = board.settings
+    rows = [{"rank": r.rank, "model_id": r.model_id, "mean_score": r.mean_score, "mean_ci_lo": r.mean_ci_lo,
+             "mean_ci_hi": r.mean_ci_hi, "win_rate": r.win_rate, "tasks_completed": r.tasks_completed,
+             "categories": dict(r.categories), "rank_lo": r.rank_lo, "rank_hi": r.rank_hi,
+             "tie_group": r.tie_group, "tasks_missing": r.tasks_missing} for r in board.rows]
+    pairwise = [{"model_a": p.model_a, "model_b": p.model_b, "diff": p.diff, "ci_lo": p.ci_lo, "ci_hi": p.ci_hi,
+                 "significant": p.significant, "n_tasks": p.n_tasks, "unpaired_ci_lo": p.unpaired_ci_lo,
+                 "unpaired_ci_hi": p.unpaired_ci_hi} for p in board.pairwise]
+    params = {"rank_by": s.rank_by, "bootstrap": s.replicates, "alpha": s.alpha, "seed": s.seed,
+              "stratified": s.stratified, "metric": board.metric, "n_models": board.n_models,
+              "n_tasks": board.n_tasks, "categories": list(board.categories), "weighted": board.weighted,
+              "significant_pairs": board.significant_pairs, "pairs": len(board.pairwise),
+              "friedman": None if board.friedman is None else asdict(board.friedman)}
+    return {"rows": rows, "pairwise": pairwise, "params": params}
+
+
+def to_json(board: Leaderboard) -> str:
+    return dumps(leaderboard_dict(board))
+
+
+def _two(value: float) -> str:
+    return "–" if value != value else f"{value:.2f}"
+
+
+def to_markdown(board: Leaderboard) -> str:
+    """``| Rank | Model | Mean | 95% CI | Win rate | Tasks |``, two decimals, CI as ``0.74-0.82``."""
+    level = round((1 - board.settings.alpha) * 100)
+    rows = []
+    for r in board.rows:
+        ci = "–" if r.mean_ci_lo != r.mean_ci_lo else f"{_two(r.mean_ci_lo)}-{_two(r.mean_ci_hi)}"
+        rows.append([r.rank, markdown_text(r.model_id[:ID_WIDTH]), _two(r.mean_score), ci, _two(r.win_rate),
+                     r.tasks_completed])
+    return markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
+
+
+def summary_markdown(board: Leaderboard) -> str:
+    """The table plus what a reviewer asks next: which differences are real, and the Friedman test."""
+    s = board.settings
+    text = [f"Leaderboard of {board.n_models} models on {board.n_tasks} tasks, ranked by "
+            f"{'mean score' if s.rank_by == 'mean' else 'win rate'}; {s.replicates:,} bootstrap replicates "
+            f"(seed {s.seed}{', stratified by category' if s.stratified else ''}).", "", to_markdown(board)]
+    if board.pairwise:
+        text += ["", f"{board.significant_pairs} of {len(board.pairwise)} pairs differ at α = {s.alpha:g} "
+                     "(paired bootstrap over shared tasks)."]
+    if board.friedman is not None:
+        f = board.friedman
+        verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
+        text += [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
+                 f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}."]
+        if f.reject:
+            pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
+            text += [f"Nemenyi critical difference {f.cd:.3f}: {pairs}."]
+    return "\n".join(text)

@@ -1,0 +1,448 @@
+"""Bootstrap over tasks for per-(model, task) scores (METHODS §3, used by the leaderboard of §8).
+
+Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`unpaired_ci`,
+:func:`poisson_mean_ci`) are the literal METHODS §3 protocols on one or two score vectors: a fresh
+``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
+per row of ``I``. They are the reference the leaderboard's fast path is tested against.
+
+The engine (:class:`SubsetDraws`, on :func:`draw_counts`) serves many score vectors at once. A draw
+depends only on the *shape* of the task set, the stratum sizes in sorted stratum order (just ``(n,)``
+without strata), never on which tasks or scores it is applied to. So every vector whose task set has
+the same shape gets the same draw from a fresh ``default_rng(seed)``, and its replicate sums are one
+``counts @ columns`` product, where ``counts[b, i]`` is how often position ``i`` was drawn in
+replicate ``b``. That is the per-vector protocol, with the same indices, for each of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from core.bootstrap import percentile_interval
+
+DEFAULT_REPLICATES = 1000
+EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant
+COLUMN_CHUNK = 256  # columns multiplied by one draw's counts at once
+CHUNK_CELLS = 1 << 20  # indices drawn per chunk: ~8 MB, small enough for bincount to stay in cache (5x faster)
+
+
+class TaskBootstrapError(ValueError):
+    """A task-bootstrap argument is malformed; the message names the argument."""
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    """Percentile CI of a (weighted) mean of task scores; unpacks as ``(mean, lo, hi)``."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int  # tasks used (scored, i.e. not NaN)
+    n_valid: int  # replicates with a defined mean (Poisson: nonzero total weight)
+    dropped: int  # replicates dropped as undefined (METHODS §3)
+    replicates: int
+    alpha: float
+    seed: int
+    protocol: str  # "rows", "stratified" or "poisson"
+    weighted: bool
+    samples: np.ndarray = field(repr=False)
+
+    def __iter__(self):
+        return iter((self.mean, self.lo, self.hi))
+
+
+@dataclass(frozen=True)
+class PairedCI:
+    """CI of mean(x) − mean(y) over the tasks scored for both; unpacks as ``(diff, lo, hi, significant)``."""
+
+    diff: float
+    lo: float
+    hi: float
+    significant: bool  # lo > EPS or hi < −EPS
+    n: int  # tasks scored for both
+    replicates: int
+    alpha: float
+    seed: int
+    paired: bool  # False: x and y resampled independently (unpaired_ci)
+    weighted: bool
+    samples: np.ndarray = field(repr=False)
+
+    def __iter__(self):
+        return iter((self.diff, self.lo, self.hi, self.significant))
+
+
+@dataclass(frozen=True)
+class RankCI:
+    """Rank intervals from replicate statistics that share each replicate's indices (METHODS §3)."""
+
+    rank_lo: np.ndarray  # (K,) int; 0 when undefined (n_valid = 0)
+    rank_hi: np.ndarray  # (K,) int
+    p_first: np.ndarray  # (K,) share of replicates in which the model ranks 1 ("min" ties: may sum to > 1)
+    n_valid: int
+
+
+def check_settings(replicates: int, alpha: float, seed: int) -> None:
+    """Raise :class:`TaskBootstrapError` naming the first bad setting."""
+    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
+        raise TaskBootstrapError(f"`replicates` must be a positive integer, not {replicates!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
+        raise TaskBootstrapError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TaskBootstrapError(f"`seed` must be a non-negative integer, not {seed!r}")
+
+
+def significant(lo: float, hi: float) -> bool:
+    """METHODS §3: the CI excludes 0 by more than EPS (a CI touching 0 is not significant)."""
+    return bool(lo > EPS or hi < -EPS)
+
+
+def bootstrap_indices(n: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """METHODS §3 row protocol: ``rng.integers(0, n, size=(replicates, n))``."""
+    return rng.integers(0, n, size=(replicates, n))
+
+
+def strata_codes(labels) -> np.ndarray:
+    """Integer stratum per task in ``sorted(labels)`` order (as text if the labels do not compare);
+    missing labels (None/NaN) form one more stratum, sorted last."""
+    labels = np.asarray(labels, dtype=object)
+    missing = np.asarray(pd.isna(labels), dtype=bool)
+    present = set(labels[~missing].tolist())
+    try:
+        names = sorted(present)
+    except TypeError:
+        names = sorted(present, key=str)
+    lookup = {name: code for code, name in enumerate(names)}
+    return np.array([len(names) if m else lookup[v] for v, m in zip(labels.tolist(), missing)], dtype=np.int64)
+
+
+def block_layout(codes: np.ndarray | None, n: int) -> tuple[np.ndarray | None, tuple[int, ...]]:
+    """(order, sizes): positions grouped by stratum in sorted stratum order, original order within
+    (METHODS §3 ``pos_s``), and the stratum sizes. ``order`` is None when no reordering is needed."""
+    if codes is None or n == 0:
+        return None, (n,)
+    codes = np.asarray(codes)
+    sizes = np.bincount(codes)
+    sizes = tuple(int(s) for s in sizes[sizes > 0])
+    if len(sizes) == 1:
+        return None, sizes
+    return np.argsort(codes, kind="stable"), sizes
+
+
+def _index_chunks(sizes: tuple[int, ...], replicates: int, rng: np.random.Generator):
+    """Yield (first row, (rows, n) positions in block order) for ``replicates`` replicates.
+
+    Successive draws continue one generator, so the chunks are exactly the rows of one
+    ``(replicates, n)`` draw. With strata, one ``integers`` call with a per-column upper bound gives
+    the numbers of the METHODS §3 loop ``for b: for s in sorted(strata): rng.integers(0, n_s, n_s)``
+    (tested), block s then indexes into positions ``offset_s .. offset_s + n_s − 1``.
+    """
+    n = sum(sizes)
+    rows = max(1, CHUNK_CELLS // max(n, 1))
+    if len(sizes) > 1:
+        size_arr = np.asarray(sizes)
+        highs = np.repeat(size_arr, size_arr)
+        offsets = np.repeat(np.cumsum(size_arr) - size_arr, size_arr)
+    for lo in range(0, replicates, rows):
+        k = min(rows, replicates - lo)
+        if len(sizes) == 1:
+            yield lo, rng.integers(0, n, size=(k, n))
+        else:
+            yield lo, rng.integers(0, np.broadcast_to(highs, (k, n))) + offsets
+
+
+def stratified_indices(strata, replicates: int, rng: np.random.Generator) -> np.ndarray:
+    """METHODS §3 stratified protocol: (replicates, n) row positions, strata in sorted order, each
+    block ``pos_s[rng.integers(0, n_s, size=n_s)]`` (pos_s in original order), concatenated."""
+    codes = strata_codes(strata)
+    order, sizes = block_layout(codes, len(codes))
+    if len(codes) == 0:
+        return np.empty((replicates, 0), dtype=np.int64)
+    drawn = np.concatenate([idx for _, idx in _index_chunks(sizes, replicates, rng)])
+    return drawn if order is None else order[drawn]
+
+
+def draw_counts(sizes: tuple[int, ...], replicates: int, rng: np.random.Generator,
+                out: np.ndarray | None = None) -> np.ndarray:
+    """(replicates, n) float counts: how often each block-order position is drawn per replicate.
+
+    ``out`` is an optional buffer of at least ``replicates * n`` floats, reused to spare the page
+    faults of a fresh 50–100 MB array per task-set shape.
+    """
+    n = sum(sizes)
+    counts = np.empty((replicates, n)) if out is None else out.ravel()[:replicates * n].reshape(replicates, n)
+    if n == 0:
+        return counts
+    for lo, idx in _index_chunks(sizes, replicates, rng):
+        k = len(idx)
+        idx += (n * np.arange(k))[:, None]  # row b counts into bins b·n … b·n + n − 1
+        counts[lo:lo + k] = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n)
+    return counts
+
+
+def _prepare(x, weights, strata=None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1:
+        raise TaskBootstrapError(f"`x` must be one-dimensional, not shape {x.shape}")
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if w is not None and (w.shape != x.shape or not np.all(np.isfinite(w)) or np.any(w < 0)):
+        raise TaskBootstrapError("`weights` must be finite, non-negative and as long as `x`")
+    s = None if strata is None else np.asarray(strata, dtype=object)
+    if s is not None and s.shape != x.shape:
+        raise TaskBootstrapError("`strata` must give one label per score")
+    return x, w, s
+
+
+def _weighted_mean(values: np.ndarray, w: np.ndarray | None) -> float:
+    total = len(values) if w is None else w.sum()
+    return float((values if w is None else w * values).sum() / total) if total > 0 else float("nan")
+
+
+def _replicates(values, w, idx) -> np.ndarray:
+    """mean(values[I_b]) per row, weighted Σw x / Σw (NaN when the drawn weight is 0)."""
+    if w is None:
+        return values[idx].mean(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = w[idx].sum(axis=1)
+        return np.where(den > 0, (w * values)[idx].sum(axis=1) / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _draw(n, strata, replicates, rng):
+    return bootstrap_indices(n, replicates, rng) if strata is None else stratified_indices(strata, replicates, rng)
+
+
+def _interval(samples: np.ndarray, alpha: float) -> tuple[float, float]:
+    finite = samples[~np.isnan(samples)]
+    if finite.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = percentile_interval(finite, alpha)
+    return float(lo), float(hi)
+
+
+def bootstrap_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
+                      weights=None, strata=None) -> MeanCI:
+    """Percentile CI of the (weighted) mean of ``x`` by resampling tasks (METHODS §3 row protocol).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Scores; NaN = not scored (left out and not counted in ``n``).
+    replicates, alpha, seed : int, float, int
+        B, the two-sided level and the seed of a fresh ``numpy.random.default_rng``.
+    weights : array_like, optional
+        Task weights: each replicate is Σ w x / Σ w over the drawn tasks.
+    strata : array_like, optional
+        A label per task: resample within each stratum (METHODS §3 "Stratified").
+
+    Returns
+    -------
+    MeanCI
+        ``(mean, lo, hi)`` and the settings; NaN bounds when no task is scored (METHODS §0).
+    """
+    check_settings(replicates, alpha, seed)
+    x, w, s = _prepare(x, weights, strata)
+    keep = ~np.isnan(x)
+    x, w, s = x[keep], None if w is None else w[keep], None if s is None else s[keep]
+    rng = np.random.default_rng(seed)
+    samples = _replicates(x, w, _draw(len(x), s, replicates, rng)) if len(x) else np.full(replicates, np.nan)
+    lo, hi = _interval(samples, alpha)
+    dropped = int(np.isnan(samples).sum())
+    return MeanCI(_weighted_mean(x, w), lo, hi, len(x), replicates - dropped, dropped, replicates, alpha, seed,
+                  "rows" if s is None else "stratified", w is not None, samples)
+
+
+def _common(x, y, weights, strata):
+    x, w, s = _prepare(x, weights, strata)
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != x.shape:
+        raise TaskBootstrapError(f"`y` must have the shape of `x` {x.shape}, not {y.shape}")
+    both = ~np.isnan(x) & ~np.isnan(y)
+    return x[both], y[both], None if w is None else w[both], None if s is None else s[both]
+
+
+def paired_ci(x, y, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
+              weights=None, strata=None) -> PairedCI:
+    """METHODS §3 paired bootstrap of mean(x) − mean(y) over the tasks scored for both.
+
+    d_t = x_t − y_t is formed first; replicate b is the (weighted) mean of ``d[I_b]``; significant iff
+    lower > 1e-12 or upper < −1e-12. Arguments as :func:`bootstrap_mean_ci`, ``y`` aligned with ``x``.
+    """
+    check_settings(replicates, alpha, seed)
+    x, y, w, s = _common(x, y, weights, strata)
+    d = x - y
+    rng = np.random.default_rng(seed)
+    samples = _replicates(d, w, _draw(len(d), s, replicates, rng)) if len(d) else np.full(replicates, np.nan)
+    lo, hi = _interval(samples, alpha)
+    return PairedCI(_weighted_mean(d, w), lo, hi, significant(lo, hi), len(d), replicates, alpha, seed, True,
+                    w is not None, samples)
+
+
+def unpaired_ci(x, y, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
+                weights=None, strata=None) -> PairedCI:
+    """The same difference with x and y resampled independently, as if the tasks were unrelated.
+
+    Uses the tasks scored for both (so only the pairing differs from :func:`paired_ci`). One fresh
+    ``default_rng(seed)`` draws x's indices, then the same generator continues for y's.
+    """
+    check_settings(replicates, alpha, seed)
+    x, y, w, s = _common(x, y, weights, strata)
+    if len(x) == 0:
+        samples = np.full(replicates, np.nan)
+    else:
+        rng = np.random.default_rng(seed)
+        first = _replicates(x, w, _draw(len(x), s, replicates, rng))
+        samples = first - _replicates(y, w, _draw(len(y), s, replicates, rng))
+    lo, hi = _interval(samples, alpha)
+    diff = _weighted_mean(x - y, w)
+    return PairedCI(diff, lo, hi, significant(lo, hi), len(x), replicates, alpha, seed, False, w is not None, samples)
+
+
+def poisson_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
+                    weights=None) -> MeanCI:
+    """METHODS §3 Poisson bootstrap of the (weighted) mean: counts ``rng.poisson(1.0, size=(B, n))``.
+
+    A replicate whose total (weighted) count is 0 has no mean: it is dropped and counted in ``dropped``.
+    """
+    check_settings(replicates, alpha, seed)
+    x, w, _ = _prepare(x, weights)
+    keep = ~np.isnan(x)
+    x, w = x[keep], None if w is None else w[keep]
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(1.0, size=(replicates, len(x))).astype(np.float64)
+    wc = counts if w is None else counts * w
+    total = wc.sum(axis=1)
+    ok = total > 0
+    samples = np.full(replicates, np.nan)
+    samples[ok] = (wc[ok] @ x) / total[ok]
+    lo, hi = _interval(samples, alpha)
+    return MeanCI(_weighted_mean(x, w), lo, hi, len(x), int(ok.sum()), int((~ok).sum()), replicates, alpha, seed,
+                  "poisson", w is not None, samples)
+
+
+def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
+    """(K, T) bool: model k wins task t iff it is scored and |score − best| ≤ tol (METHODS §8)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    present = ~np.isnan(scores)
+    best = np.max(np.where(present, scores, -np.inf), axis=0) if scores.size else np.empty(scores.shape[1:])
+    with np.errstate(invalid="ignore"):
+        return present & (np.abs(scores - best) <= tol)
+
+
+def tied_ranks(samples: np.ndarray, eps: float = EPS) -> np.ndarray:
+    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.bootstrap.ranks_of` with float noise
+    treated as a tie. Replicate means of discrete scores tie exactly in exact arithmetic, and whether
+    float rounding splits such a tie depends on the summation order (METHODS §3 D3 references)."""
+    samples = np.asarray(samples, dtype=np.float64)
+    return 1 + (samples[..., None, :] > samples[..., :, None] + eps).sum(axis=-1)
+
+
+def rank_summary(samples: np.ndarray, alpha: float) -> RankCI:
+    """Rank intervals (METHODS §3 lower/higher quantiles) and P(rank 1) from (B, K) replicate
+    statistics, ranked by :func:`tied_ranks`; replicates with a NaN are dropped."""
+    samples = np.asarray(samples, dtype=np.float64)
+    samples = samples[~np.isnan(samples).any(axis=1)]
+    k = samples.shape[1]
+    if len(samples) == 0:
+        return RankCI(np.zeros(k, dtype=int), np.zeros(k, dtype=int), np.full(k, np.nan), 0)
+    ranks = tied_ranks(samples)
+    low = np.quantile(ranks, alpha / 2.0, axis=0, method="lower").astype(int)
+    high = np.quantile(ranks, 1.0 - alpha / 2.0, axis=0, method="higher").astype(int)
+    return RankCI(low, high, (ranks == 1).mean(axis=0), len(samples))
+
+
+def rank_bootstrap(scores, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
+                   rank_by: str = "mean", weights=None, strata=None) -> RankCI:
+    """Rank CIs on the tasks scored by every model, all models sharing each replicate's indices.
+
+    ``scores`` is (K, T) with NaN = missing; columns with a NaN are left out. ``rank_by`` "mean"
+    ranks replicate (weighted) means, "win_rate" replicate win rates (wins of :func:`task_wins`).
+    """
+    check_settings(replicates, alpha, seed)
+    if rank_by not in ("mean", "win_rate"):
+        raise TaskBootstrapError(f"`rank_by` must be 'mean' or 'win_rate', not {rank_by!r}")
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    keep = ~np.isnan(scores).any(axis=0)
+    if not len(scores) or not keep.any():
+        return rank_summary(np.full((replicates, len(scores)), np.nan), alpha)
+    values = scores if rank_by == "mean" else task_wins(scores).astype(np.float64)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    codes = None if strata is None else strata_codes(strata)
+    draws = SubsetDraws(values, w, codes, replicates, seed)
+    sid = draws.subset(keep)
+    requests = [draws.need(sid, row) for row in range(len(values))]
+    _, out = next(draws.run())
+    return rank_summary(np.column_stack([out[r] for r in requests]), alpha)
+
+
+class SubsetDraws:
+    """Replicate means of many (task subset, value row) columns, one fresh ``default_rng(seed)`` per
+    subset shape (the leaderboard's engine).
+
+    ``values`` is (R, T); a request ``(subset, row, draw)`` asks for the (weighted) mean of
+    ``values[row]`` over the tasks of ``subset``, resampled by draw 0 (the generator's first
+    (B, n) draw: the METHODS §3 protocol on that subset) or draw 1 (its continuation: the second model
+    of an unpaired difference). All requests of one shape share that shape's counts.
+    """
+
+    def __init__(self, values: np.ndarray, weights: np.ndarray | None, strata: np.ndarray | None,
+                 replicates: int, seed: int):
+        self.values, self.w, self.strata, self.replicates, self.seed = values, weights, strata, replicates, seed
+        self.ids: dict[bytes, int] = {}  # packed task mask -> subset id
+        self.masks: list[bytes] = []  # kept packed: positions of 5,000 pair subsets would take 400 MB
+        self.shape: list[tuple[int, ...]] = []
+        self.wanted: dict[tuple[int, ...], dict[tuple[int, int, int], None]] = {}
+        self._buffer: np.ndarray | None = None
+
+    def subset(self, mask: np.ndarray) -> int:
+        """Id of the task subset ``mask`` (T,) bool, registered on first use."""
+        key = np.packbits(mask).tobytes()
+        sid = self.ids.get(key)
+        if sid is None:
+            n = int(np.count_nonzero(mask))
+            sizes = np.bincount(self.strata[mask]) if self.strata is not None and n else np.array([n])
+            sid = self.ids[key] = len(self.masks)
+            self.masks.append(key)
+            self.shape.append(tuple(int(s) for s in sizes[sizes > 0]) or (0,))
+        return sid
+
+    def positions(self, sid: int) -> np.ndarray:
+        """Task positions of subset ``sid`` in block order."""
+        mask = np.unpackbits(np.frombuffer(self.masks[sid], dtype=np.uint8), count=self.values.shape[1])
+        tasks = np.flatnonzero(mask)
+        order, _ = block_layout(None if self.strata is None else self.strata[tasks], len(tasks))
+        return tasks if order is None else tasks[order]
+
+    def need(self, sid: int, row: int, draw: int = 0) -> tuple[int, int, int]:
+        self.wanted.setdefault(self.shape[sid], {})[(sid, row, draw)] = None
+        return sid, row, draw
+
+    def run(self):
+        """Yield (shape, {request: (B,) replicate means}) shape by shape; only one shape's counts live."""
+        largest = max((sum(shape) for shape in self.wanted), default=0)
+        self._buffer = np.empty(self.replicates * largest)
+        for shape, requests in self.wanted.items():
+            rng = np.random.default_rng(self.seed)
+            positions = {sid: self.positions(sid) for sid in {r[0] for r in requests}}
+            out = {}
+            for draw in (0, 1):
+                wanted = [r for r in requests if r[2] == draw]
+                if wanted:
+                    counts = draw_counts(shape, self.replicates, rng, self._buffer)
+                    for lo in range(0, len(wanted), COLUMN_CHUNK):
+                        out.update(self._means(counts, positions, wanted[lo:lo + COLUMN_CHUNK], sum(shape)))
+            yield shape, out
+        self._buffer = None
+
+    def _means(self, counts: np.ndarray, positions: dict, requests, n: int) -> dict:
+        cols = np.column_stack([self.values[row, positions[sid]] for sid, row, _ in requests])
+        if self.w is None:
+            sums = counts @ cols / n
+            return {r: sums[:, j] for j, r in enumerate(requests)}
+        sids = sorted({sid for sid, _, _ in requests})
+        where = {s: j for j, s in enumerate(sids)}
+        dens = counts @ np.column_stack([self.w[positions[s]] for s in sids])
+        nums = counts @ (cols * np.column_stack([self.w[positions[sid]] for sid, _, _ in requests]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {r: np.where(dens[:, where[r[0]]] > 0, nums[:, j] / dens[:, where[r[0]]], np.nan)
+                    for j, r in enumerate(requests)}
