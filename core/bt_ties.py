@@ -29,7 +29,7 @@ from scipy.linalg import LinAlgError, lstsq, solve
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
-from core.bradley_terry import ELO_BASE, ELO_SCALE, ConvergenceError  # one error type for every solver
+from core.bradley_terry import ELO_BASE, ELO_SCALE, ConvergenceError, elo_from_pi  # one error type for all solvers
 
 SYMMETRY_TOLERANCE = 1e-9  # relative; a tie count matrix from float sums may be off in the last bits
 LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs
@@ -59,7 +59,7 @@ class DavidsonResult:
 
     @property
     def elo(self) -> np.ndarray:
-        return ELO_SCALE * np.log(self.pi) + ELO_BASE
+        return elo_from_pi(self.pi)
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class RaoKupperResult:
 
     @property
     def elo(self) -> np.ndarray:
-        return ELO_SCALE * np.log(self.pi) + ELO_BASE
+        return elo_from_pi(self.pi)
 
 
 # ----------------------------------------------------------------------------------------------------
