@@ -14,7 +14,7 @@ from core.annotators import POLICIES
 from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
 from core.leaderboard import RANK_BY, LeaderboardSettings, aggregate
 from core.leaderboard_report import to_json as leaderboard_json
-from core.leaderboard_report import to_markdown as leaderboard_markdown
+from core.leaderboard_report import full_markdown as leaderboard_markdown
 from core.rank_report import to_csv, to_json, to_markdown
 from core.rank_run import parse_by, rank_input
 from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings

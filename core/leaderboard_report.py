@@ -48,21 +48,41 @@ def to_markdown(board: Leaderboard) -> str:
     return markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
 
 
-def summary_markdown(board: Leaderboard) -> str:
-    """The table plus what a reviewer asks next: which differences are real, and the Friedman test."""
-    s = board.settings
-    text = [f"Leaderboard of {board.n_models} models on {board.n_tasks} tasks, ranked by "
-            f"{'mean score' if s.rank_by == 'mean' else 'win rate'}; {s.replicates:,} bootstrap replicates "
-            f"(seed {s.seed}{', stratified by category' if s.stratified else ''}).", "", to_markdown(board)]
+def pairwise_markdown(board: Leaderboard) -> str:
+    """Every pair's paired difference (mean over shared tasks) with its CI and verdict."""
+    level = round((1 - board.settings.alpha) * 100)
+    rows = [[markdown_text(p.model_a[:ID_WIDTH]), markdown_text(p.model_b[:ID_WIDTH]), f"{p.diff:+.2f}",
+             "–" if p.ci_lo != p.ci_lo else f"{p.ci_lo:.2f} to {p.ci_hi:.2f}", "differs" if p.significant else "tie",
+             p.n_tasks] for p in board.pairwise]
+    return markdown_table(["Model A", "Model B", "A − B", f"{level}% CI", "Verdict", "Tasks"], rows, "llrlll")
+
+
+def full_markdown(board: Leaderboard) -> str:
+    """What ``evalboard leaderboard --format markdown`` prints: the leaderboard table first (DESIGN
+    contract), then the pairwise table and the tests' verdicts."""
+    parts = [to_markdown(board)]
     if board.pairwise:
-        text += ["", f"{board.significant_pairs} of {len(board.pairwise)} pairs differ at α = {s.alpha:g} "
-                     "(paired bootstrap over shared tasks)."]
+        parts.append(pairwise_markdown(board))
+    notes = _notes(board)
+    if notes:
+        parts.append(notes)
+    return "\n\n".join(parts)
+
+
+def _notes(board: Leaderboard) -> str:
+    s = board.settings
+    text = []
+    if board.pairwise:
+        text.append(f"{board.significant_pairs} of {len(board.pairwise)} pairs differ at α = {s.alpha:g} "
+                    "(paired bootstrap over shared tasks).")
     if board.friedman is not None:
         f = board.friedman
         verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
-        text += [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
-                 f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}."]
+        text.append(f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
+                    f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}.")
         if f.reject:
             pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
-            text += [f"Nemenyi critical difference {f.cd:.3f}: {pairs}."]
-    return "\n".join(text)
+            text.append(f"Nemenyi critical difference {f.cd:.3f}: {pairs}.")
+    text.append(f"Ranked by {'mean score' if s.rank_by == 'mean' else 'win rate'}; {s.replicates:,} bootstrap "
+                f"replicates, seed {s.seed}{', stratified by category' if s.stratified else ''}.")
+    return " ".join(text)

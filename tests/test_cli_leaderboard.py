@@ -86,6 +86,11 @@ def test_markdown_format_from_the_cli(d3_csv, capsys, tmp_path):
                  str(out)]) == 0
     text = out.read_text()
     assert text.startswith(HEADER) and "| 1 | X | 0.73 | 0.62-0.83 | 0.80 | 10 |" in text
+    # then the pairwise table (METHODS §3 D3: X−Y 0.07, CI (0.0, 0.14), not significant; Y−Z significant)
+    assert "| Model A | Model B | A − B | 95% CI | Verdict | Tasks |" in text
+    assert "| X | Y | +0.07 | 0.00 to 0.14 | tie | 10 |" in text
+    assert "| Y | Z | +0.17 | 0.07 to 0.25 | differs | 10 |" in text
+    assert "2 of 3 pairs differ" in text and "Friedman χ² = 10.757" in text
 
 
 def test_score_out_of_range_exits_2_naming_the_row(tmp_path, capsys):
