@@ -29,7 +29,7 @@ from scipy.linalg import LinAlgError, lstsq, solve
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
-from core.bradley_terry import ELO_BASE, ELO_SCALE, ConvergenceError, elo_from_pi  # one error type for all solvers
+from core.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
 
 SYMMETRY_TOLERANCE = 1e-9  # relative; a tie count matrix from float sums may be off in the last bits
 LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs

@@ -15,9 +15,9 @@ import pandas as pd
 
 from core import bradley_terry as bt
 from core.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
-    percentile_interval, rank_interval, ranks_of
+    rank_interval, ranks_of
 from core.intervals import z_value
-from core.pairwise import Cells, compress_votes, outcome_matrices, win_matrix
+from core.pairwise import Cells, compress_votes, win_matrix
 from core.winrate import win_rates
 
 SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted")
@@ -248,4 +248,4 @@ def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high) -
 
 
 __all__ = ["CI_METHODS", "SCHEMES", "TIE_MODELS", "Covariate", "ModelRow", "RankSettings", "Ranking",
-           "RankingError", "analysed_votes", "rank_cells", "rank_votes", "outcome_matrices", "percentile_interval"]
+           "RankingError", "analysed_votes", "rank_cells", "rank_votes"]
