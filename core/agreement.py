@@ -1,0 +1,250 @@
+"""Inter-annotator agreement on overlapping items (METHODS §7).
+
+Item key = (query_id, unordered model pair). A vote shown the other way round (model_a sorted after
+model_b) is the same item with its left/right labels swapped, so every label is stated for the
+canonical orientation: ``left`` = the first model in sorted order won, ``right`` = the second won,
+``tie`` = tie or both bad. Categories are {left, right, tie}.
+
+- Cohen κ (two raters, items rated by both): (p_o − p_e)/(1 − p_e), p_e = Σ_k p_1k p_2k.
+- Fleiss κ (a fixed number m of raters per item; = statsmodels ``fleiss_kappa``).
+- Krippendorff α, nominal (any raters, missing allowed): coincidence matrix
+  o_kl = Σ_u Σ_{ordered pairs in u} 1/(m_u − 1) over units with m_u ≥ 2, α = 1 − D_o/D_e,
+  D_o = Σ_{k≠l} o_kl, D_e = (n² − Σ n_k²)/(n − 1).
+- Agreement of each annotator with the majority of the other raters of the same item.
+
+Undefined values (no shared item, a single category in use …) are NaN, never an exception (§0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+CATEGORIES = ("left", "right", "tie")
+# Canonical vote outcome (core.schema.OUTCOMES) -> label for the orientation in which it was shown.
+_SHOWN_LABEL = {"model_a": "left", "model_b": "right", "tie": "tie", "tie (bothbad)": "tie"}
+_SWAP = {"left": "right", "right": "left", "tie": "tie"}
+ITEM_COLUMNS = ("query_id", "model_1", "model_2", "annotator_id", "label", "swapped")
+
+
+# ---------------------------------------------------------------- coefficients on plain label data
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA
+
+
+def _key(value: Any) -> Any:
+    """A label as a comparable key: numbers by value (1 == 1.0 == numpy 1), everything else as text."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    return str(value)
+
+
+def _sorted_keys(keys) -> list[Any]:
+    return sorted(set(keys), key=lambda k: (isinstance(k, str), k))
+
+
+def cohen_parts(rater_1: Sequence[Any], rater_2: Sequence[Any]) -> dict[str, float]:
+    """Cohen κ with its parts: ``n`` items rated by both (missing = None/NaN), ``p_o``, ``p_e``, ``kappa``."""
+    if len(rater_1) != len(rater_2):
+        raise ValueError(f"the two raters need one label per item each ({len(rater_1)} vs {len(rater_2)})")
+    pairs = [(a, b) for a, b in zip(rater_1, rater_2) if not _is_missing(a) and not _is_missing(b)]
+    n = len(pairs)
+    if n == 0:
+        return {"n": 0, "p_o": np.nan, "p_e": np.nan, "kappa": np.nan}
+    first = np.array([_key(a) for a, _ in pairs], dtype=object)
+    second = np.array([_key(b) for _, b in pairs], dtype=object)
+    p_o = float(np.mean(first == second))
+    cats = _sorted_keys(set(first) | set(second))
+    p_e = float(sum(np.mean(first == c) * np.mean(second == c) for c in cats))
+    kappa = (p_o - p_e) / (1.0 - p_e) if p_e < 1.0 else np.nan
+    return {"n": n, "p_o": p_o, "p_e": p_e, "kappa": float(kappa)}
+
+
+def cohen_kappa(rater_1: Sequence[Any], rater_2: Sequence[Any]) -> float:
+    """Cohen κ of two raters over the items both rated; NaN when undefined (no item, p_e = 1)."""
+    return cohen_parts(rater_1, rater_2)["kappa"]
+
+
+def fleiss_kappa(table) -> float:
+    """Fleiss κ from an items × categories count table with the same number m ≥ 2 of ratings per item
+    (statsmodels' ``fleiss_kappa(table, method="fleiss")``); NaN when undefined or m is not fixed."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return np.nan
+    m = counts.sum(axis=1)
+    if not np.allclose(m, m[0]) or m[0] < 2:
+        return np.nan
+    m = m[0]
+    p_j = counts.sum(axis=0) / counts.sum()
+    p_i = ((counts**2).sum(axis=1) - m) / (m * (m - 1))
+    p_bar, p_e = p_i.mean(), float((p_j**2).sum())
+    return float((p_bar - p_e) / (1 - p_e)) if p_e < 1 else np.nan
+
+
+def fleiss_kappa_labels(items: Sequence[Sequence[Any]]) -> float:
+    """Fleiss κ from one list of m labels per item."""
+    return fleiss_kappa(label_counts(items))
+
+
+def label_counts(units: Sequence[Sequence[Any]], categories: Sequence[Any] | None = None) -> np.ndarray:
+    """Units × categories count table from one list of labels per unit (missing labels skipped)."""
+    units = [[_key(v) for v in unit if not _is_missing(v)] for unit in units]
+    cats = [_key(c) for c in categories] if categories is not None else _sorted_keys(v for u in units for v in u)
+    index = {c: j for j, c in enumerate(cats)}
+    out = np.zeros((len(units), len(cats)))
+    for i, unit in enumerate(units):
+        for v in unit:
+            out[i, index[v]] += 1
+    return out
+
+
+def krippendorff_alpha_counts(table) -> float:
+    """Nominal Krippendorff α from a units × categories count table (any number of raters per unit)."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.size == 0:
+        return np.nan
+    m = counts.sum(axis=1)
+    pairable = counts[m >= 2]
+    if len(pairable) == 0:
+        return np.nan
+    m_u = pairable.sum(axis=1)
+    disagree = float(((m_u**2 - (pairable**2).sum(axis=1)) / (m_u - 1)).sum())  # D_o = Σ_{k≠l} o_kl
+    n_k = pairable.sum(axis=0)  # marginals of the coincidence matrix
+    n = n_k.sum()
+    expected = (n**2 - (n_k**2).sum()) / (n - 1)
+    return float(1.0 - disagree / expected) if expected > 0 else np.nan
+
+
+def krippendorff_alpha(reliability_data) -> float:
+    """Nominal Krippendorff α from a raters × units matrix; missing = None/NaN (as the ``krippendorff``
+    package's ``reliability_data``)."""
+    rows = [list(r) for r in reliability_data]
+    if not rows:
+        return np.nan
+    n_units = len(rows[0])
+    if any(len(r) != n_units for r in rows):
+        raise ValueError("every rater needs one entry per unit (use None for missing)")
+    return krippendorff_alpha_counts(label_counts([[r[u] for r in rows] for u in range(n_units)]))
+
+
+# ---------------------------------------------------------------- items from votes
+
+def items_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
+    """One row per (item, annotator): columns ``query_id, model_1, model_2, annotator_id, label, swapped``.
+
+    model_1 < model_2 (sorted names); ``label`` is left/right/tie for that canonical order, so a vote
+    shown swapped (model_a = model_2) has its left/right flipped. Votes without query_id or annotator
+    are left out; an annotator who rated the same item twice keeps the first vote.
+    """
+    needed = {"query_id", "annotator_id", "model_a", "model_b", "winner"}
+    if not needed <= set(votes.columns) or len(votes) == 0:
+        return pd.DataFrame(columns=list(ITEM_COLUMNS))
+    frame = votes[votes["query_id"].notna() & votes["annotator_id"].notna() & votes["winner"].notna()]
+    a = frame["model_a"].astype(str).to_numpy()
+    b = frame["model_b"].astype(str).to_numpy()
+    swapped = a > b
+    shown = frame["winner"].astype(str).map(_SHOWN_LABEL)
+    if shown.isna().any():
+        bad = sorted(set(frame["winner"].astype(str)[shown.isna()]))
+        raise ValueError(f"unknown outcomes {bad}; expected one of {list(_SHOWN_LABEL)}")
+    shown = shown.to_numpy(dtype=object)
+    label = np.where(swapped, pd.Series(shown).map(_SWAP).to_numpy(dtype=object), shown)
+    out = pd.DataFrame({
+        "query_id": frame["query_id"].astype(str).to_numpy(),
+        "model_1": np.where(swapped, b, a),
+        "model_2": np.where(swapped, a, b),
+        "annotator_id": frame["annotator_id"].astype(str).to_numpy(),
+        "label": label.astype(str),
+        "swapped": swapped,
+    })
+    return out.drop_duplicates(["query_id", "model_1", "model_2", "annotator_id"], keep="first").reset_index(drop=True)
+
+
+def _with_item_index(items: pd.DataFrame) -> pd.DataFrame:
+    key = items["query_id"] + "\x1f" + items["model_1"] + "\x1f" + items["model_2"]
+    return items.assign(item=pd.factorize(key)[0])
+
+
+def item_counts(items: pd.DataFrame, categories: Sequence[str] = CATEGORIES) -> np.ndarray:
+    """Items × categories count table (rows in order of first appearance)."""
+    if len(items) == 0:
+        return np.zeros((0, len(categories)))
+    indexed = _with_item_index(items)
+    code = pd.Categorical(indexed["label"], categories=list(categories)).codes
+    table = np.zeros((indexed["item"].max() + 1, len(categories)))
+    np.add.at(table, (indexed["item"].to_numpy(), code), 1)
+    return table
+
+
+def pairwise_cohen(items: pd.DataFrame, min_items: int = 1) -> pd.DataFrame:
+    """Cohen κ for every annotator pair sharing at least ``min_items`` items (annotator_1 < annotator_2)."""
+    columns = ["annotator_1", "annotator_2", "n_items", "kappa"]
+    if len(items) == 0:
+        return pd.DataFrame(columns=columns)
+    indexed = _with_item_index(items)[["item", "annotator_id", "label"]]
+    shared = indexed.merge(indexed, on="item", suffixes=("_1", "_2"))
+    shared = shared[shared["annotator_id_1"] < shared["annotator_id_2"]]
+    rows = []
+    for (r1, r2), grp in shared.groupby(["annotator_id_1", "annotator_id_2"], sort=True):
+        if len(grp) >= min_items:
+            rows.append([r1, r2, len(grp), cohen_kappa(grp["label_1"].tolist(), grp["label_2"].tolist())])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def majority_agreement(items: pd.DataFrame) -> pd.DataFrame:
+    """Per annotator: share of their labels equal to the strict majority label of the other raters of the
+    item (items where the others have no strict majority are not counted)."""
+    columns = ["annotator_id", "n_items", "agreement"]
+    if len(items) == 0:
+        return pd.DataFrame(columns=columns)
+    indexed = _with_item_index(items)
+    code = pd.Categorical(indexed["label"], categories=list(CATEGORIES)).codes
+    table = item_counts(items)
+    item = indexed["item"].to_numpy()
+    others = table[item].copy()
+    others[np.arange(len(item)), code] -= 1  # the other raters' counts for this rating
+    top = others.max(axis=1)
+    strict = (top > 0) & ((others == top[:, None]).sum(axis=1) == 1)
+    agree = others.argmax(axis=1) == code
+    frame = pd.DataFrame({"annotator_id": indexed["annotator_id"], "used": strict, "agree": strict & agree})
+    grouped = frame.groupby("annotator_id", sort=True)[["used", "agree"]].sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(grouped["used"] > 0, grouped["agree"] / grouped["used"].clip(lower=1), np.nan)
+    return pd.DataFrame({"annotator_id": grouped.index.astype(str), "n_items": grouped["used"].astype(int).to_numpy(),
+                         "agreement": rate})
+
+
+def agreement_summary(items: pd.DataFrame, min_pair_items: int = 1) -> dict[str, Any]:
+    """The agreement block of the annotator report.
+
+    ``n_items`` counts items rated by at least two annotators (the ones agreement is measured on).
+    Fleiss κ needs a fixed number of raters per item: it is computed on the items with the modal rater
+    count among those items (``fleiss_raters_per_item``, ``fleiss_n_items`` say which).
+    """
+    table = item_counts(items)
+    m = table.sum(axis=1)
+    multi = table[m >= 2]
+    if len(multi):
+        values, freq = np.unique(multi.sum(axis=1).astype(int), return_counts=True)
+        modal = int(values[np.argmax(freq)])  # ties -> the smaller count
+        fixed = multi[multi.sum(axis=1) == modal]
+        fleiss = fleiss_kappa(fixed)
+    else:
+        modal, fixed, fleiss = None, multi, np.nan
+    pairs = pairwise_cohen(items, min_pair_items)
+    return {
+        "n_items": int(len(multi)),
+        "n_items_total": int(len(table)),
+        "n_ratings": int(m.sum()),
+        "krippendorff_alpha": krippendorff_alpha_counts(table),
+        "fleiss_kappa": fleiss,
+        "fleiss_raters_per_item": modal,
+        "fleiss_n_items": int(len(fixed)),
+        "cohen_kappa": pairs.to_dict("records"),
+        "majority_agreement": majority_agreement(items).to_dict("records"),
+        "categories": list(CATEGORIES),
+    }

@@ -1,0 +1,156 @@
+"""The ``evalboard annotators`` report (METHODS §7): who is qualified and why, how much the annotators
+agree on the items several of them rated, and what excluding the unqualified does to the BT ranking.
+
+``build(votes, alpha)`` -> :class:`AnnotatorReport`; ``report_dict`` gives the JSON contract of DESIGN
+"CLI" (``{"annotators": [...], "agreement": {...}}`` plus the extra blocks ``exclusion_effect`` and, inside
+``agreement``, ``majority_agreement`` and the Fleiss details); ``to_json`` / ``to_markdown`` render it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.agreement import agreement_summary, items_from_votes
+from core.annotators import annotator_quality, apply_policy
+from core.formats import dumps, markdown_table, markdown_text, number
+
+ANNOTATOR_KEYS = ("annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low", "golden_ci_high",
+                  "fast_rate", "status", "reasons")
+AGREEMENT_KEYS = ("n_items", "krippendorff_alpha", "fleiss_kappa", "cohen_kappa")
+PAIR_KEYS = ("annotator_1", "annotator_2", "n_items", "kappa")
+
+
+@dataclass(frozen=True)
+class AnnotatorReport:
+    alpha: float
+    n_votes: int
+    quality: pd.DataFrame  # annotator_quality(): one row per annotator
+    agreement: dict[str, Any]  # agreement_summary()
+    exclusion_effect: dict[str, Any] = field(default_factory=dict)
+
+
+def build(votes: pd.DataFrame, alpha: float = 0.05) -> AnnotatorReport:
+    """Quality table, agreement block and exclusion effect for a canonical votes frame."""
+    quality = annotator_quality(votes, alpha)
+    agreement = agreement_summary(items_from_votes(votes))
+    return AnnotatorReport(alpha=alpha, n_votes=int(len(votes)), quality=quality, agreement=agreement,
+                           exclusion_effect=exclusion_effect(votes, alpha))
+
+
+def _rankable(votes: pd.DataFrame) -> pd.DataFrame:
+    """rank_votes wants the categorical model columns core.io produces; parse a plain frame first."""
+    if isinstance(votes.get("model_a", pd.Series(dtype=object)).dtype, pd.CategoricalDtype):
+        return votes
+    from core.io.votes import votes_from_frame
+
+    return votes_from_frame(votes, "votes")[0]
+
+
+def exclusion_effect(votes: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any]:
+    """BT ranks (ci="none") with all votes and without the unqualified annotators' votes (policy exclude);
+    lists the models whose rank changes (rank None = the model has no vote left)."""
+    from core.ranking import RankingError, RankSettings, rank_votes
+
+    kept, summary = apply_policy(votes, "exclude")
+    out: dict[str, Any] = {"policy": "exclude", "unqualified_annotators": summary["unqualified_annotators"],
+                           "votes_excluded": summary["unqualified_votes"]}
+    settings = RankSettings(scheme="bt", ci="none", alpha=alpha)
+    try:
+        before = rank_votes(_rankable(votes), settings)
+        after = rank_votes(_rankable(kept), settings) if summary["unqualified_votes"] else before
+    except (RankingError, ValueError) as exc:
+        return {**out, "available": False, "reason": str(exc)}
+    b = {r.model: r for r in before.rows}
+    a = {r.model: r for r in after.rows}
+    changes = []
+    for model in sorted(b):
+        rank_after = a[model].rank if model in a else None
+        if rank_after != b[model].rank:
+            changes.append({"model": model, "rank_before": b[model].rank, "rank_after": rank_after,
+                            "rating_before": b[model].rating,
+                            "rating_after": a[model].rating if model in a else np.nan})
+    return {**out, "available": True, "n_models": len(b), "rank_changes": changes}
+
+
+def _annotator_rows(quality: pd.DataFrame) -> list[dict[str, Any]]:
+    rows = []
+    for rec in quality.to_dict("records"):
+        row = {k: rec[k] for k in ANNOTATOR_KEYS}
+        row["annotator_id"] = str(row["annotator_id"])
+        row["n_votes"], row["n_golden"] = int(row["n_votes"]), int(row["n_golden"])
+        row["reasons"] = list(row["reasons"])
+        rows.append(row)
+    return rows
+
+
+def report_dict(report: AnnotatorReport) -> dict[str, Any]:
+    """The JSON contract (DESIGN "CLI"); NaN becomes null in to_json."""
+    ag = report.agreement
+    agreement = {k: ag[k] for k in AGREEMENT_KEYS if k != "cohen_kappa"}
+    agreement["cohen_kappa"] = [{k: p[k] for k in PAIR_KEYS} for p in ag["cohen_kappa"]]
+    agreement.update({k: v for k, v in ag.items() if k not in AGREEMENT_KEYS})
+    return {"annotators": _annotator_rows(report.quality), "agreement": agreement,
+            "exclusion_effect": report.exclusion_effect}
+
+
+def to_json(report: AnnotatorReport) -> str:
+    return dumps(report_dict(report))
+
+
+def _percent(value: float) -> str:
+    return "–" if value is None or not np.isfinite(value) else f"{value:.0%}"
+
+
+def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
+    """Readable report: the quality table, the agreement coefficients, the exclusion effect."""
+    q = report.quality
+    counts = q["status"].value_counts() if len(q) else pd.Series(dtype=int)
+    lines = ["# Annotators", "",
+             f"{report.n_votes} votes, {len(q)} annotators: " + ", ".join(
+                 f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in ("qualified", "unqualified", "not_evaluable")
+             ) + ". Rules (METHODS §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
+             "more than 30% of votes faster than 3 s ⇒ unqualified.", ""]
+    ci = f"{1 - report.alpha:.0%} CI"
+    rows = [[markdown_text(r["annotator_id"]), r["n_votes"], r["n_golden"], _percent(r["golden_accuracy"]),
+             f"{number(r['golden_ci_low'], 2)}–{number(r['golden_ci_high'], 2)}" if r["n_golden"] else "–",
+             _percent(r["fast_rate"]), r["status"].replace("_", " "), markdown_text("; ".join(r["reasons"])) or "–"]
+            for r in _annotator_rows(q)]
+    lines += [markdown_table(["Annotator", "Votes", "Golden", "Accuracy", ci, "Fast", "Status", "Reasons"], rows,
+                             "lrrrrrll"), ""]
+    ag = report.agreement
+    lines += ["## Agreement", "",
+              f"{ag['n_items']} items rated by two or more annotators (item = prompt + model pair, orientation "
+              "canonicalised; categories left / right / tie, both-bad counts as tie).", "",
+              f"- Krippendorff α (nominal): {number(ag['krippendorff_alpha'], 3)}",
+              f"- Fleiss κ: {number(ag['fleiss_kappa'], 3)}" + (
+                  f" (the {ag['fleiss_n_items']} items with {ag['fleiss_raters_per_item']} raters each)"
+                  if ag.get("fleiss_raters_per_item") else ""), ""]
+    pairs = sorted(ag["cohen_kappa"], key=lambda p: -p["n_items"])
+    if pairs:
+        shown = pairs[:max_pairs]
+        lines += [markdown_table(["Annotator 1", "Annotator 2", "Shared items", "Cohen κ"],
+                                 [[markdown_text(p["annotator_1"]), markdown_text(p["annotator_2"]), p["n_items"],
+                                   number(p["kappa"], 3)] for p in shown], "llrr")]
+        if len(pairs) > max_pairs:
+            lines.append(f"\n({len(pairs) - max_pairs} more pairs with fewer shared items in the JSON output.)")
+        lines.append("")
+    eff = report.exclusion_effect
+    lines += ["## Excluding the unqualified", ""]
+    if not eff.get("available", False):
+        lines.append(f"Not available: {markdown_text(eff.get('reason', 'no ranking'))}")
+    elif not eff["votes_excluded"]:
+        lines.append("No annotator is unqualified: the ranking is unchanged.")
+    else:
+        lines.append(f"Excluding {len(eff['unqualified_annotators'])} annotators ({eff['votes_excluded']} votes) "
+                     f"changes the BT rank of {len(eff['rank_changes'])} of {eff['n_models']} models.")
+        if eff["rank_changes"]:
+            lines += ["", markdown_table(["Model", "Rank before", "Rank after", "Elo before", "Elo after"],
+                                         [[markdown_text(c["model"]), c["rank_before"],
+                                           "–" if c["rank_after"] is None else c["rank_after"],
+                                           number(c["rating_before"], 0), number(c["rating_after"], 0)]
+                                          for c in eff["rank_changes"]], "lrrrr")]
+    return "\n".join(lines) + "\n"
