@@ -82,6 +82,22 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--output", metavar="FILE")
     _input_options(board)
 
+    bias = sub.add_parser("bias", help="bias diagnostics of blind A/B votes (position, order, exposure, length, "
+                          "pairing) and corrected rankings")
+    bias.add_argument("votes", metavar="VOTES")
+    bias.add_argument("--alpha", type=float, default=0.05)
+    bias.add_argument("--format", choices=("json", "markdown"), default="json")
+    bias.add_argument("--output", metavar="FILE")
+    _input_options(bias)
+
+    annotators = sub.add_parser("annotators", help="annotator quality (golden accuracy, fast answers) and "
+                                "agreement")
+    annotators.add_argument("votes", metavar="VOTES")
+    annotators.add_argument("--alpha", type=float, default=0.05)
+    annotators.add_argument("--format", choices=("json", "markdown"), default="json")
+    annotators.add_argument("--output", metavar="FILE")
+    _input_options(annotators)
+
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
     delete = sub.add_parser("delete", help="delete a stored dataset")
@@ -180,6 +196,33 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _votes_input(args: argparse.Namespace):
+    kind, frame = read_input(args)
+    if kind != "votes":
+        raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}; these diagnostics need "
+                                                  "individual votes")])
+    return frame
+
+
+def cmd_bias(args: argparse.Namespace) -> int:
+    from core import bias_report
+    from core.bias import diagnose
+
+    report = diagnose(_votes_input(args), alpha=args.alpha)
+    write_output(bias_report.to_json(report) if args.format == "json" else bias_report.to_markdown(report),
+                 args.output)
+    return EXIT_OK
+
+
+def cmd_annotators(args: argparse.Namespace) -> int:
+    from core import annotator_report
+
+    report = annotator_report.build(_votes_input(args), alpha=args.alpha)
+    write_output(annotator_report.to_json(report) if args.format == "json" else
+                 annotator_report.to_markdown(report), args.output)
+    return EXIT_OK
+
+
 def write_output(text: str, output: str | None) -> None:
     if output:
         Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -215,7 +258,8 @@ def cmd_samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
+COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
+            "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
 
 if __name__ == "__main__":
     sys.exit(main())

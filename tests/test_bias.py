@@ -1,0 +1,285 @@
+"""Bias diagnostics (core.bias, core.bias_report) against the METHODS §4 references, planted biases,
+a calibration check on bias-free data, and the DESIGN "CLI" JSON contract of ``evalboard bias``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+from scipy.stats import binomtest
+
+from core import bias_report
+from core.bias import (Unavailable, binomial, corrections, diagnose, holm, logit_fit, pairing_test, session_halves,
+                       two_proportions, weighted_score_test, _table_test)
+from core.corrections import ipw_weights
+from core.io import load
+from core.io.votes import votes_from_frame
+from core.samples import BIASED_MODEL, arena_demo, bt_votes
+from core.schema import OUTCOMES
+from tests.conftest import shared_file
+
+RTOL = 1e-6
+ATOL = 5e-8  # the METHODS references are printed to 7 decimals
+
+
+def frame(left, right, winner, **extra) -> pd.DataFrame:
+    models = sorted(set(left) | set(right))
+    out = pd.DataFrame({"model_a": pd.Categorical(left, categories=models),
+                        "model_b": pd.Categorical(right, categories=models),
+                        "winner": pd.Categorical(winner, categories=list(OUTCOMES)), **extra})
+    return out
+
+
+# ---------------------------------------------------------------- METHODS §4 references
+
+def test_position_binomial_references():  # METHODS §4a, §1 (Wilson of 60/100)
+    t = binomial(60, 100)
+    assert_allclose(t.p_value, 0.0568879, rtol=RTOL, atol=ATOL)
+    assert_allclose((t.ci_low, t.ci_high), (0.5020, 0.6906), atol=5e-5)
+    assert_allclose(binomial(7, 10).p_value, 0.34375, rtol=RTOL, atol=ATOL)
+    assert np.isnan(binomial(0, 0).p_value)
+
+
+def d2_votes() -> tuple[pd.DataFrame, np.ndarray]:
+    """Reference D2 of METHODS §5 (left-right, period: left wins / right wins / ties)."""
+    spec = [("A", "B", True, 20, 8, 2), ("B", "A", True, 1, 1, 0), ("A", "B", False, 1, 0, 1), ("B", "A", False, 1, 0, 0),
+            ("A", "C", True, 2, 1, 0), ("C", "A", False, 2, 0, 0), ("B", "C", True, 1, 1, 0), ("C", "B", False, 0, 0, 1)]
+    rows = [(l, r, e, o) for l, r, e, *n in spec for o, c in zip(OUTCOMES, n) for _ in range(c)]
+    left, right, early, win = zip(*rows)
+    return frame(left, right, win), np.array(early)
+
+
+def test_weighted_position_d2_ipw():  # METHODS §4a weighted score test, §6 D2
+    votes, early = d2_votes()
+    assert len(votes) == 43
+    w, _ = ipw_weights(votes, early=early)
+    code = votes["winner"].cat.codes.to_numpy()
+    dec = code <= 1
+    share, n_eff, z, p = weighted_score_test(code[dec] == 0, w[dec])
+    assert_allclose([share, n_eff, z, p], [0.7479938, 14.0213991, 1.8572332, 0.0632780], rtol=RTOL, atol=ATOL)
+
+
+def test_order_two_proportions_reference():  # METHODS §4b
+    t = two_proportions(40, 50, 30, 50)
+    assert_allclose([t.z, t.p_value, t.chi2, t.fisher_p], [2.1821789, 0.0290963, 4.7619048, 0.0485816], rtol=RTOL, atol=ATOL)
+    assert np.isnan(two_proportions(1, 0, 3, 4).p_value)
+
+
+@pytest.mark.parametrize("n, early, late", [(5, [1, 2], [4, 5]), (4, [1, 2], [3, 4]), (2, [1], [2]), (1, [], [])])
+def test_session_split_rules(n, early, late):  # METHODS §4b: n=5 drops r=3; n_a < 2 drops out
+    # rows deliberately out of time order, so the split must sort by timestamp
+    times = np.arange(n)[::-1].copy()
+    e, l = session_halves(np.zeros(n, np.int64), times)
+    rank = n - np.arange(n)  # rank of each row in time order
+    assert sorted(rank[e]) == early and sorted(rank[l]) == late
+
+
+def test_session_split_ties_broken_by_vote_id_and_row_order():  # METHODS §4b "(timestamp, vote_id)"
+    e, l = session_halves(np.zeros(4, np.int64), np.zeros(4, np.int64), pd.Series(["v4", "v3", "v2", "v1"]))
+    assert list(e) == [False, False, True, True] and list(l) == [True, True, False, False]
+    e, l = session_halves(np.array([0, 1, 0, 1, 0]), None)  # no timestamps: row order per annotator
+    assert list(e) == [True, True, False, False, False] and list(l) == [False, False, False, True, True]
+
+
+def test_model_position_reference():  # METHODS §4c
+    t = _table_test(np.array([30, 25, 15]), np.array([20, 25, 25]), ["A", "B", "C"], 0.5, 0.05, "x", "left")
+    assert_allclose([t.chi2, t.df, t.p_value], [4.5, 2, 0.1053992], rtol=RTOL, atol=ATOL)
+    assert_allclose([r.test.p_value for r in t.per_model], [0.2026388, 1, 0.1538599], rtol=RTOL, atol=ATOL)
+    assert_allclose([r.p_holm for r in t.per_model], [0.4615798, 1, 0.4615798], rtol=RTOL, atol=ATOL)
+
+
+def test_time_exposure_reference_through_diagnose():  # METHODS §4d: A 35/15, B 20/30, C 15/25
+    # Early pairs A–B 20, A–C 15; late A–B 10, A–C 5, B–C 20: exactly the reference appearances.
+    pairs = [("A", "B")] * 20 + [("A", "C")] * 15 + [("A", "B")] * 10 + [("A", "C")] * 5 + [("B", "C")] * 20
+    left, right = zip(*pairs)
+    seconds = np.r_[np.arange(35), 100 + np.arange(35)]
+    votes = frame(left, right, ["tie"] * 70, timestamp=pd.to_datetime(seconds, unit="s", utc=True))
+    t = diagnose(votes, with_corrections=False).time_exposure
+    assert t.p0 == 0.5 and [(r.test.k, r.test.n) for r in t.per_model] == [(35, 50), (20, 50), (15, 40)]
+    assert_allclose([t.chi2, t.df, t.p_value, t.per_model[0].test.p_value], [12.5, 2, 0.0019305, 0.0066004],
+                    rtol=RTOL, atol=ATOL)
+
+
+def test_length_references():  # METHODS §4e
+    assert_allclose(binomial(62, 100).p_value, 0.0209787, rtol=RTOL, atol=ATOL)
+    x = [-.6, -.4, -.3, -.2, -.1, 0, .05, .1, .2, .3, .5, .7]
+    y = [0, 0, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    fit = logit_fit(x, y)
+    assert_allclose(fit.beta, (0.4130490, 4.0195589), rtol=RTOL, atol=ATOL)
+    assert_allclose(fit.se, (0.7016070, 2.5653814), rtol=RTOL, atol=ATOL)
+
+
+def test_length_d4_through_diagnose():  # METHODS §4e with reference D4 of §8
+    code = {"L": "model_a", "R": "model_b", "T": "tie"}
+    votes = frame(list("ABCABCABCABCBCABCAACBBCA"), list("BCABCACABCABAABCBCBACAAB"),
+                  [code[c] for c in "LLRLTRLLRRLTLRLLRTLRLLRL"],
+                  len_a=[900, 300, 500, 1200, 350, 450, 800, 250, 600, 1000, 400, 700, 300, 650, 1100, 320, 480, 950,
+                         500, 300, 700, 280, 520, 1000],
+                  len_b=[400, 600, 900, 500, 400, 800, 300, 700, 500, 450, 500, 650, 900, 1000, 500, 900, 500, 600,
+                         800, 500, 900, 700, 600, 400])
+    d = bias_report.report_dict(diagnose(votes))["length"]
+    assert (d["k"], d["n"]) == (11, 21) and d["p_value"] == pytest.approx(1.0)
+    assert_allclose([d["intercept"], d["intercept_se"], d["intercept_p"]], [0.5054975, 0.4597481, 0.2715458], rtol=RTOL, atol=ATOL)
+    assert_allclose([d["beta"], d["beta_se"], d["beta_p"]], [0.3094249, 1.3764928, 0.8221409], rtol=RTOL, atol=ATOL)
+
+
+def test_logit_separation_gives_nan_and_flag():  # METHODS §4e: no MLE under separation
+    fit = logit_fit([-.3, -.2, -.1, .1, .2, .3], [0, 0, 0, 1, 1, 1])
+    assert fit.flag == "separation" and np.isnan(fit.beta).all() and np.isnan(fit.se).all()
+    assert logit_fit([-.3, -.2, .1, .1], [0, 0, 0, 1]).flag == "separation"  # quasi-complete
+    assert logit_fit([.1, .2], [0, 1]).flag == "too_few_votes"
+
+
+def test_pairing_references():  # METHODS §4f
+    t = pairing_test([30, 25, 15])
+    assert_allclose([t.chi2, t.df, t.p_value], [5.0, 2, 0.0820850], rtol=RTOL, atol=ATOL)
+    t = pairing_test([30, 25, 15, 0, 5, 15])
+    assert_allclose([t.chi2, t.df, t.p_value], [43.3333333, 5, 3.1626e-08], rtol=1e-4)
+    assert t.zero_pairs == 1
+
+
+def test_pairing_counts_unseen_pairs_as_zero():  # METHODS §4f "zeros included"
+    votes = frame(["A", "A", "B"], ["B", "B", "A"], ["model_a"] * 3)
+    votes["model_a"] = votes["model_a"].cat.add_categories([])
+    r = diagnose(pd.concat([votes, frame(["C"], ["A"], ["tie"])]).pipe(
+        lambda v: v.assign(model_a=pd.Categorical(v.model_a.astype(str), categories=["A", "B", "C"]),
+                           model_b=pd.Categorical(v.model_b.astype(str), categories=["A", "B", "C"]))))
+    assert (r.pairing.n_pairs, r.pairing.zero_pairs, r.pairing.df) == (3, 1, 2)
+
+
+def test_holm_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+    p = np.array([0.01, 0.04, 0.03, 0.5, np.nan])
+    expected = multipletests(p[:4], method="holm")[1]
+    assert_allclose(holm(p)[:4], expected) and np.isnan(holm(p)[4])
+
+
+# ---------------------------------------------------------------- full data
+
+@pytest.fixture(scope="module")
+def demo():
+    return votes_from_frame(arena_demo(20_000), "arena_demo")[0]
+
+
+def test_planted_biases_are_detected(demo):  # core.samples plants every METHODS §4 bias
+    r = diagnose(demo)
+    assert r.position.test.p_value < 0.01 and r.position.test.share > 0.5
+    biased = {m.model: m for m in r.model_position.per_model}[BIASED_MODEL]
+    assert r.model_position.p_value < 0.01 and biased.p_holm < 0.01 and biased.test.share > 0.7
+    exposed = {m.model: m for m in r.time_exposure.per_model}[BIASED_MODEL]
+    assert r.time_exposure.p_value < 0.01 and exposed.p_holm < 0.01 and exposed.test.share > 0.7
+    assert r.length.test.p_value < 0.01 and r.length.fit.p[1] < 0.01 and r.length.fit.beta[1] > 0
+    assert r.pairing.p_value < 0.01
+    assert r.order.accuracy_source == "golden" and r.n_golden == int(demo["is_golden"].sum())
+    assert r.n_votes + r.n_golden == len(demo)
+
+
+def test_golden_votes_do_not_enter_the_tests(demo):  # METHODS §0
+    golden = demo["is_golden"].to_numpy()
+    with_gold = diagnose(demo, with_corrections=False)
+    without = diagnose(demo[~golden].drop(columns=["is_golden", "golden_answer"]), with_corrections=False)
+    assert with_gold.position == without.position and with_gold.pairing == without.pairing
+    assert with_gold.length == without.length and with_gold.time_exposure == without.time_exposure
+
+
+def unbiased_votes(seed: int, n: int = 20_000, k: int = 8) -> pd.DataFrame:
+    """bt_votes as a canonical frame: random times, annotators and lengths independent of everything."""
+    d = bt_votes(n, k, seed=seed)
+    rng = np.random.default_rng([seed, 99])
+    names = d["models"]
+    return pd.DataFrame({
+        "vote_id": [f"v{i:06d}" for i in range(n)],
+        "model_a": pd.Categorical.from_codes(d["left"], categories=names),
+        "model_b": pd.Categorical.from_codes(d["right"], categories=names),
+        "winner": pd.Categorical.from_codes(d["outcome"].astype(np.int64), categories=list(OUTCOMES)),
+        "annotator_id": pd.Categorical.from_codes(rng.integers(0, 40, n), categories=[f"a{i:02d}" for i in range(40)]),
+        "timestamp": pd.to_datetime(rng.integers(0, 28 * 86400, n), unit="s", utc=True),
+        "len_a": rng.integers(50, 1000, n).astype(float), "len_b": rng.integers(50, 1000, n).astype(float)})
+
+
+def p_values(r) -> list[float]:
+    return [r.position.test.p_value, r.order.decisive.p_value, r.order.accuracy.p_value, r.model_position.p_value,
+            r.time_exposure.p_value, r.length.test.p_value, r.length.fit.p[1], r.pairing.p_value]
+
+
+def test_no_false_alarms_without_bias():  # calibration: false-positive rate near alpha
+    seeds = range(20)
+    ps = np.array([p_values(diagnose(unbiased_votes(s), with_corrections=False)) for s in seeds])
+    assert np.isfinite(ps).all()
+    r = diagnose(unbiased_votes(0), with_corrections=False)
+    assert r.order.accuracy_source == "bt_favourite"
+    clean = (ps.min(axis=1) >= 0.01).sum()
+    assert clean >= 15, ps.min(axis=1)
+    rejections = int((ps < 0.01).sum())
+    # 160 p-values (correlated only weakly): the rejection count is compatible with a 1 % rate
+    assert binomtest(rejections, ps.size, 0.01, alternative="greater").pvalue > 0.001
+    assert (ps < 0.05).mean() < 0.12  # and at 5 % too
+
+
+def test_missing_columns_are_unavailable_not_errors():
+    votes = frame(["A", "B", "A", "C"], ["B", "C", "C", "A"], ["model_a", "model_b", "tie", "model_a"])
+    d = bias_report.report_dict(diagnose(votes))
+    for name in ("order", "time_exposure", "length"):
+        assert d[name]["available"] is False and d[name]["reason"]
+    assert "k" in d["position"] and "chi2" in d["pairing"] and "n_eff" in d["ipw"]
+    json.loads(bias_report.to_json(diagnose(votes)))
+    assert "not available" in bias_report.to_markdown(diagnose(votes))
+    empty = diagnose(votes.iloc[:0])
+    assert isinstance(empty.position, Unavailable)
+    assert bias_report.report_dict(empty)["position"]["available"] is False
+
+
+def test_rejects_bad_alpha():
+    with pytest.raises(ValueError, match="alpha"):
+        diagnose(frame(["A"], ["B"], ["tie"]), alpha=1.5)
+
+
+# ---------------------------------------------------------------- contract and corrections
+
+CONTRACT = {"position": {"k", "n", "share", "p_value", "ci_low", "ci_high", "verdict"},
+            "model_position": {"chi2", "df", "p_value", "per_model"},
+            "time_exposure": {"chi2", "df", "p_value", "per_model"},
+            "length": {"k", "n", "share", "p_value", "beta", "beta_se", "beta_p"},
+            "pairing": {"chi2", "df", "p_value"}, "ipw": {"n_eff", "design_effect", "empty_cells"}}
+PER_MODEL = {"model", "k", "n", "share", "p_value", "p_holm"}
+EXTRAS = {"n_golden", "alpha", "corrections"}
+
+
+def test_json_has_the_design_contract_keys(demo):  # DESIGN "CLI": bias --format json
+    d = json.loads(bias_report.to_json(diagnose(demo)))
+    assert set(d) == {"n_votes", "order", *CONTRACT} | EXTRAS
+    for name, keys in CONTRACT.items():
+        assert keys <= set(d[name]), name
+    for name in ("model_position", "time_exposure"):
+        assert all(PER_MODEL <= set(row) for row in d[name]["per_model"])
+    assert d["position"]["k"] + 0 <= d["position"]["n"] and isinstance(d["order"], dict)
+    md = bias_report.to_markdown(diagnose(demo))
+    assert "## Raw vs corrected" in md and BIASED_MODEL in md
+
+
+def test_corrections_d2_ranking_changes():  # METHODS §6 D2: IPW changes the ranking
+    votes, early = d2_votes()
+    times = np.where(early, 0, 10**9).astype("int64")
+    # ties at the median timestamp would mis-split D2, so pass the periods explicitly
+    c = corrections(votes.assign(timestamp=pd.to_datetime(times, unit="s", utc=True)), early=early)
+    rows = {r.model: r for r in c.rows}
+    assert_allclose(rows["A"].raw_win_rate, 0.6375, rtol=RTOL, atol=ATOL)
+    assert_allclose(rows["A"].stratified_win_rate, 0.4867424, rtol=RTOL, atol=ATOL)
+    assert_allclose([rows[m].elo for m in "ABC"], [1529.2749, 1415.8688, 1531.7186], atol=1e-3)
+    assert any(r.rank_changed for r in c.rows)
+
+
+# ---------------------------------------------------------------- real data
+
+@pytest.mark.parametrize("name, left, right", [("crowd-comparisons.csv", 2911, 2549),
+                                               ("gpt4-crowd-comparisons.csv", 943, 1130)])
+def test_llmfao_position_bias(name, left, right):  # real data: crowd favours left, GPT-4 judge right
+    r = diagnose(load(shared_file(f"llmfao/{name}")).frame, with_corrections=False)
+    t = r.position.test
+    assert (t.k, t.n) == (left, left + right)
+    assert_allclose(t.p_value, binomtest(left, left + right).pvalue, rtol=RTOL, atol=ATOL)
+    assert t.p_value < 0.01 and (t.share > 0.5) == (left > right)
+    assert isinstance(r.time_exposure, Unavailable) and isinstance(r.length, Unavailable)
