@@ -31,12 +31,11 @@ def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     if "annotator_id" not in votes or votes["annotator_id"].isna().all():
         return pd.DataFrame(columns=columns)
     frame = votes[votes["annotator_id"].notna()]
-    who = frame["annotator_id"].astype(str).to_numpy()
-    names, idx = np.unique(who, return_inverse=True)
+    idx, names = _codes(frame["annotator_id"])
     n_votes = np.bincount(idx, minlength=len(names))
     if "is_golden" in frame and "golden_answer" in frame:
         golden = frame["is_golden"].to_numpy(dtype=bool) & frame["golden_answer"].notna().to_numpy()
-        correct = golden & (frame["winner"].astype(str).to_numpy() == frame["golden_answer"].astype(str).to_numpy())
+        correct = golden & (_labels(frame["winner"]) == _labels(frame["golden_answer"]))
     else:
         golden = correct = np.zeros(len(frame), dtype=bool)
     n_golden = np.bincount(idx, weights=golden, minlength=len(names))
@@ -75,7 +74,12 @@ def apply_policy(votes: pd.DataFrame, policy: str = "exclude") -> tuple[pd.DataF
         raise ValueError(f"--annotators must be one of {', '.join(POLICIES)}, not {policy!r}")
     quality = annotator_quality(votes)
     bad = set(quality.loc[quality["status"] == "unqualified", "annotator_id"])
-    mask = votes["annotator_id"].astype(str).isin(bad).to_numpy() if bad else np.zeros(len(votes), bool)
+    if bad:
+        codes, names = _codes(votes["annotator_id"].fillna("") if not isinstance(
+            votes["annotator_id"].dtype, pd.CategoricalDtype) else votes["annotator_id"])
+        mask = np.isin(codes, [i for i, n in enumerate(names) if n in bad])
+    else:
+        mask = np.zeros(len(votes), bool)
     summary = {"annotators": policy, "unqualified_annotators": sorted(bad),
                "unqualified_votes": int(mask.sum())}
     if policy == "keep" or not bad:
@@ -84,3 +88,28 @@ def apply_policy(votes: pd.DataFrame, policy: str = "exclude") -> tuple[pd.DataF
         return votes[~mask], summary
     weight = votes["weight"].to_numpy(dtype=float) if "weight" in votes else np.ones(len(votes))
     return votes.assign(weight=np.where(mask, weight * DOWNWEIGHT, weight)), summary
+
+
+def _codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes and sorted names of a label column; categoricals (core.io output) cost nothing."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        used = np.unique(column.cat.codes.to_numpy())
+        used = used[used >= 0]
+        remap = np.full(len(column.cat.categories) + 1, -1)
+        remap[used] = np.arange(len(used))
+        names = [str(column.cat.categories[i]) for i in used]
+        order = np.argsort(names, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        codes = remap[column.cat.codes.to_numpy()]
+        return np.where(codes >= 0, rank[np.maximum(codes, 0)], -1), sorted(names)
+    codes, uniques = pd.factorize(column.astype(str), sort=True)
+    return codes, [str(u) for u in uniques]
+
+
+def _labels(column: pd.Series) -> np.ndarray:
+    """Outcome labels for comparison: categorical codes mapped to their labels without string copies."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        labels = np.array([str(c) for c in column.cat.categories] + [""], dtype=object)
+        return labels[column.cat.codes.to_numpy()]
+    return column.astype(str).to_numpy()

@@ -98,6 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     annotators.add_argument("--output", metavar="FILE")
     _input_options(annotators)
 
+    report = sub.add_parser("report", help="the whole bundle: JSON, markdown, CSV and PNG figures",
+                            description="Write the report bundle of INPUT (votes or a score table, a file or a "
+                                        "stored dataset) into DIR.")
+    report.add_argument("votes", metavar="INPUT")
+    report.add_argument("--out", required=True, metavar="DIR", help="folder for the bundle (created)")
+    report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
+    report.add_argument("--seed", type=int, default=0)
+    report.add_argument("--alpha", type=float, default=0.05)
+    report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
+    _input_options(report)
+
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
     delete = sub.add_parser("delete", help="delete a stored dataset")
@@ -223,6 +234,17 @@ def cmd_annotators(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from core import report
+
+    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png)
+    kind, frame, source = report.read_report_input(args)
+    result = report.build_report(kind, frame, args.out, settings, source, report.terminal_progress())
+    print(f"wrote {len(result.files)} files to {result.out_dir}"
+          + ("" if result.png else f" (no PNG: {result.png_note})"))
+    return EXIT_OK
+
+
 def write_output(text: str, output: str | None) -> None:
     if output:
         Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
@@ -259,6 +281,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
+            "report": cmd_report,
             "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ import pandas as pd
 from core import bradley_terry as bt
 from core.annotators import apply_policy
 from core.pairwise import Cells, cells_from_counts
-from core.ranking import Ranking, RankingError, RankSettings, anchor_index, normal_intervals, rank_cells, rank_votes
+from core.ranking import (Ranking, RankingError, RankSettings, anchor_index, normal_intervals, rank_cells, rank_votes,
+                          without_absent_models)
 from core.schema import COUNT_STRATA
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
@@ -55,13 +56,8 @@ def _groups(frame: pd.DataFrame, by: list[str]):
         raise RankingError(f"--by {','.join(by)}: the data has no column {', '.join(missing)}")
     for key, group in frame.groupby(by, observed=True, sort=True):
         key = key if isinstance(key, tuple) else (key,)
-        group = group.copy()
-        for col in ("model_a", "model_b"):
-            if col in group and isinstance(group[col].dtype, pd.CategoricalDtype):
-                # models absent from this group must not appear as unrated rows
-                present = sorted(set(group["model_a"].astype(str)) | set(group["model_b"].astype(str)))
-                group[col] = pd.Categorical(group[col].astype(str), categories=present)
-        yield tuple(str(k) for k in key), group
+        # models absent from this group must not appear as unrated rows (a categorical recode, no strings)
+        yield tuple(str(k) for k in key), without_absent_models(group)[0] if "model_a" in group else group
 
 
 def _with(ranking: Ranking, summary: dict) -> Ranking:

@@ -1,4 +1,4 @@
-"""Plotly figure builders: pure functions of results, shared by the dashboard and the reports."""
+"""Critical-difference diagram (Demšar 2006): pure plotly figure builders."""
 
 from __future__ import annotations
 

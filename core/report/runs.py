@@ -1,0 +1,89 @@
+"""The EvalRuns bundle: ``leaderboard.json`` (DESIGN leaderboard JSON), ``LEADERBOARD.md`` (the full
+markdown of ``evalboard leaderboard``, then the figures), ``report.json`` and ``figures/``:
+``leaderboard_bars``, ``category_heatmap``, ``pairwise_matrix`` and ``critical_difference`` (only when
+the Friedman test was computed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from core.formats import dumps
+from core.leaderboard import Leaderboard, LeaderboardSettings, aggregate
+from core.leaderboard_report import full_markdown, leaderboard_dict
+from core.report import (
+    REPORT_JSON,
+    ReportResult,
+    ReportSettings,
+    Steps,
+    charts_module,
+    figures_markdown,
+    png_status,
+    write_pngs,
+)
+
+LEADERBOARD_JSON = "leaderboard.json"
+MARKDOWN = "LEADERBOARD.md"
+
+
+def build_runs_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
+                      progress=None) -> ReportResult:
+    steps = Steps(4, progress)
+    steps("leaderboard (bootstrap)")
+    lb_settings = LeaderboardSettings("mean", settings.bootstrap, settings.alpha, settings.seed)
+    board = aggregate(frame, lb_settings)
+    png, png_note = png_status(settings.png)
+    steps("figures")
+    figures, notes = _figures(board, build=png)
+    steps("PNG export")
+    png, png_note, pngs = write_pngs(figures, out, png, png_note)
+    names = list(figures) if figures else figure_names(board)
+    steps("write markdown, JSON")
+    board_doc = leaderboard_dict(board)
+    (out / LEADERBOARD_JSON).write_text(dumps(board_doc) + "\n", encoding="utf-8")
+    (out / MARKDOWN).write_text("# Leaderboard\n\n" + full_markdown(board) + "\n\n"
+                                + figures_markdown(names, png, png_note), encoding="utf-8")
+    timings = steps.done()
+    params = {"rank_by": "mean", "bootstrap": settings.bootstrap, "alpha": settings.alpha, "seed": settings.seed,
+              "stratified": False, "metric": board.metric}
+    doc = {"kind": "eval_runs", "params": params, **common, "leaderboard": board_doc, "png": png,
+           "png_note": png_note, "figures": names, "notes": notes, "timings": timings}
+    (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
+    return ReportResult("eval_runs", out, [out / LEADERBOARD_JSON, out / MARKDOWN, out / REPORT_JSON, *pngs],
+                        figures, png, png_note, timings)
+
+
+def figure_names(board: Leaderboard) -> list[str]:
+    names = ["leaderboard_bars"]
+    if board.categories:
+        names.append("category_heatmap")
+    names.append("pairwise_matrix")
+    if board.friedman is not None:
+        names.append("critical_difference")
+    return names
+
+
+def _figures(board: Leaderboard, build: bool) -> tuple[dict[str, Any], list[str]]:
+    if not build:
+        return {}, []
+    charts = charts_module("runs")
+    if charts is None:
+        return {}, ["core.charts.runs is not available: no figures"]
+    from core.charts import critical_difference_figure
+
+    rows = pd.DataFrame([(r.model_id, r.mean_score, r.mean_ci_lo, r.mean_ci_hi) for r in board.rows],
+                        columns=["model_id", "mean_score", "mean_ci_lo", "mean_ci_hi"])
+    models = [r.model_id for r in board.rows]
+    figs: dict[str, Any] = {"leaderboard_bars": charts.leaderboard_bars(rows, "Mean score with bootstrap CI")}
+    if board.categories:
+        means = pd.DataFrame([r.categories for r in board.rows], index=models).reindex(columns=list(board.categories))
+        figs["category_heatmap"] = charts.category_heatmap(means, "Mean score per category")
+    pairs = pd.DataFrame([(p.model_a, p.model_b, p.diff, p.significant) for p in board.pairwise],
+                         columns=["model_a", "model_b", "diff", "significant"])
+    figs["pairwise_matrix"] = charts.pairwise_matrix(pairs, models, "Paired differences (row − column)")
+    if board.friedman is not None:
+        figs["critical_difference"] = critical_difference_figure(board.friedman.mean_ranks, board.friedman.cd,
+                                                                 "Critical difference (Nemenyi)")
+    return figs, []

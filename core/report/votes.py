@@ -1,0 +1,202 @@
+"""The votes bundle: ``BT_ANALYSIS_REPORT.md``, ``BT_ANALYSIS_REPORT.csv``, ``report.json``, ``figures/``.
+
+Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), annotators ``exclude``,
+for the global data and per game, per dimension and per game × dimension. The bias diagnostics and
+the annotator report run on all votes, as ``evalboard bias`` / ``evalboard annotators`` do.
+Figure definitions: :mod:`core.report.votes_data`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from core import annotator_report, bias_report
+from core.annotators import apply_policy
+from core.bias import diagnose
+from core.formats import csv_table, dumps, markdown_text
+from core.rank_report import ranking_dict
+from core.rank_report import to_markdown as ranking_markdown
+from core.ranking import Ranking, RankSettings, rank_votes
+from core.report import (
+    REPORT_JSON,
+    ReportResult,
+    ReportSettings,
+    Steps,
+    charts_module,
+    figures_markdown,
+    png_status,
+    safe_name,
+    write_pngs,
+)
+from core.report import votes_data as vd
+
+MARKDOWN = "BT_ANALYSIS_REPORT.md"
+CSV = "BT_ANALYSIS_REPORT.csv"
+CSV_FIELDS = ("scope", "game_id", "dimension", "model", "rank", "rating", "ci_low", "ci_high", "rank_low",
+              "rank_high", "n_votes")
+POLICY = "exclude"
+SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "game_dimension": "Per game × dimension"}
+
+
+def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
+                       progress=None) -> ReportResult:
+    steps = Steps(9, progress)
+    rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
+    notes: list[str] = []
+    steps("annotator policy")
+    votes, summary = apply_policy(frame, POLICY)
+    steps("global ranking (bootstrap)")
+    global_rank = _ranked(votes, rank_settings, summary)
+    order = [r.model for r in global_rank.rows]
+    steps("group rankings (bootstrap)")
+    scopes: dict[str, dict[tuple, Ranking]] = {}
+    for scope, by in vd.SCOPES.items():
+        missing = [b for b in by if not vd.has_column(votes, b)]
+        if missing:
+            notes.append(f"no {', '.join(missing)} column: no {scope.replace('_', ' × ')} rankings")
+            continue
+        scopes[scope] = vd.rank_scope(votes, by, rank_settings, summary, notes)
+    steps("bias diagnostics")
+    bias = diagnose(frame, alpha=settings.alpha)
+    steps("annotator report")
+    annotators = annotator_report.build(frame, alpha=settings.alpha)
+    png, png_note = png_status(settings.png)
+    steps("figures")
+    figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png)
+    notes += figure_notes
+    steps("PNG export")
+    png, png_note, pngs = write_pngs(figures, out, png, png_note)
+    names = list(figures) if figures else _figure_names(votes, scopes)
+    steps("write markdown, CSV, JSON")
+    params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
+              "alpha": settings.alpha, "seed": settings.seed, "annotators": POLICY, **summary}
+    (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
+                                          common), encoding="utf-8")
+    (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
+    timings = steps.done()
+    doc = {"kind": "votes", "rank": ranking_dict(global_rank),
+           "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
+                              for key, r in rankings.items()] for scope, rankings in scopes.items()},
+           "bias": bias_report.report_dict(bias), "annotators": annotator_report.report_dict(annotators),
+           "params": params, **common, "png": png, "png_note": png_note, "figures": names,
+           "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
+    (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
+    files = [out / MARKDOWN, out / CSV, out / REPORT_JSON, *pngs]
+    return ReportResult("votes", out, files, figures, png, png_note, timings)
+
+
+def _ranked(votes: pd.DataFrame, settings: RankSettings, summary: dict[str, Any]) -> Ranking:
+    ranking = rank_votes(votes, settings)
+    return replace(ranking, details={**ranking.details, **summary})
+
+
+_DEFINITIONS = {
+    "winrate_{game_id}_{dimension}": "observed win rate of the row model against the column model in that game "
+                                     "and dimension (ties half)",
+    "winrate_predicted": "Bradley–Terry predicted win rate from the global ranking",
+    "rank_vs_dimension": "colour: BT Elo per dimension (fit over all games); text: the rank in that dimension",
+    "winrate_scatter": "raw vs stratified (side × period, METHODS §5) win rate against the field",
+    "winrate_diff_heatmap_all": "stratified minus raw head-to-head win rate; stratified = mean over the non-empty "
+                                "(side × period) strata of the row model's win rate against the column model",
+    "winrate_share_stacked": "per game, each model's gap to the game's top model in observed win rate, split "
+                             "into dimension shares: share = that dimension's gap / number of dimensions, so the "
+                             "bar sums to the mean gap over dimensions",
+    "elo_share_stacked": "as winrate_share_stacked, in Elo",
+    "forest": "global BT Elo with bootstrap CIs",
+    "battles": "number of votes per pair",
+    "bias_panel": "position, model-position, time-exposure and length shares with their CIs",
+}
+
+
+def _figure_names(votes: pd.DataFrame, scopes: dict[str, dict[tuple, Ranking]]) -> list[str]:
+    names = [f"winrate_{g}_{d}" for g, d in scopes.get("game_dimension", {})]
+    names += ["winrate_predicted"]
+    if "dimension" in scopes:
+        names.append("rank_vs_dimension")
+    names += ["winrate_scatter", "winrate_diff_heatmap_all"]
+    if "game_dimension" in scopes and "game" in scopes:
+        names += ["winrate_share_stacked", "elo_share_stacked"]
+    return names + ["forest", "battles", "bias_panel"]
+
+
+def _figures(votes, global_rank, scopes, bias, order, build: bool) -> tuple[dict[str, Any], list[str]]:
+    """The figures (plotly) of the report; none when not wanted or while core.charts.votes is missing."""
+    if not build:
+        return {}, []
+    charts = charts_module("votes")
+    if charts is None:
+        return {}, ["core.charts.votes is not available: no figures"]
+    figs: dict[str, Any] = {}
+    cell_rank = scopes.get("game_dimension", {})
+    if cell_rank:
+        for (game, dim), group in vd._groups(votes, ["game_id", "dimension"]):
+            if (game, dim) in cell_rank:
+                rates, counts = vd.winrate_frames(group, order)
+                figs[safe_name(f"winrate_{game}_{dim}")] = charts.winrate_heatmap(
+                    rates, counts, f"Observed win rate — {game} × {dim}")
+    figs["winrate_predicted"] = charts.winrate_heatmap(vd.predicted_frame(global_rank), None,
+                                                       "Predicted win rate (Bradley–Terry, all data)")
+    if "dimension" in scopes:
+        strength, ranks = vd.dimension_frames(scopes["dimension"], order)
+        figs["rank_vs_dimension"] = charts.rank_vs_dimension(strength, ranks, "Rank vs dimension (BT Elo)")
+    raw, strat = vd.scatter_series(votes, order)
+    figs["winrate_scatter"] = charts.winrate_scatter(raw, strat, "Raw vs stratified win rate")
+    s, r, models = vd.head_to_head(votes)
+    diff = vd._frame(s - r, models, order)
+    figs["winrate_diff_heatmap_all"] = charts.winrate_diff_heatmap(diff, "Stratified − raw head-to-head win rate")
+    if "game_dimension" in scopes and "game" in scopes:
+        figs["winrate_share_stacked"] = charts.share_stacked(
+            vd.gap_shares(scopes["game"], cell_rank, "winrate"), "win-rate gap to the game's top model",
+            "Gap to the top model per game (win rate; dimension shares)")
+        figs["elo_share_stacked"] = charts.share_stacked(
+            vd.gap_shares(scopes["game"], cell_rank, "elo"), "Elo gap to the game's top model",
+            "Gap to the top model per game (Elo; dimension shares)")
+    figs["forest"] = charts.forest_plot(vd.forest_rows(global_rank), "Elo", "Bradley–Terry Elo with bootstrap CIs")
+    rates, counts = vd.winrate_frames(votes, order)
+    figs["battles"] = charts.battle_heatmap(counts, "Votes per pair")
+    figs["bias_panel"] = charts.bias_panel(**vd.bias_panel_args(bias), title="Bias diagnostics")
+    return figs, []
+
+
+def _demote(markdown: str) -> str:
+    """Headings one level down, so a sub-report nests under the bundle's sections."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
+
+
+def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common) -> str:
+    source = common.get("input", {})
+    parts = ["# Bradley–Terry analysis report", "",
+             (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
+             f"{source.get('rows', '?')} rows). Scheme bt, ties half, {params['bootstrap']:,} bootstrap replicates, "
+             f"seed {params['seed']}, α = {params['alpha']}, unqualified annotators excluded "
+             f"({params['unqualified_votes']} votes of {len(params['unqualified_annotators'])} annotators)."), "",
+             "## Global ranking", "", ranking_markdown(global_rank), ""]
+    for scope, title in SCOPE_TITLES.items():
+        if scopes.get(scope):
+            parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
+    parts += [_demote(bias_report.to_markdown(bias)), "", _demote(annotator_report.to_markdown(annotators)), "",
+              figures_markdown(names, png, png_note), "Figure definitions:", ""]
+    parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]
+    if notes:
+        parts += ["", "Notes:", ""] + [f"- {markdown_text(n)}" for n in notes]
+    return "\n".join(parts) + "\n"
+
+
+def _csv(global_rank: Ranking, scopes: dict[str, dict[tuple, Ranking]]) -> str:
+    rows = []
+
+    def add(scope: str, game, dim, ranking: Ranking):
+        for r in ranking.rows:
+            d = asdict(r)
+            rows.append([scope, game, dim, *(d[f] for f in CSV_FIELDS[3:])])
+
+    add("global", "", "", global_rank)
+    for scope, rankings in scopes.items():
+        for key, ranking in rankings.items():
+            group = dict(zip(vd.SCOPES[scope], key))
+            add(scope, group.get("game_id", ""), group.get("dimension", ""), ranking)
+    return csv_table(CSV_FIELDS, rows)
