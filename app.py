@@ -4,10 +4,12 @@ import streamlit as st
 
 from pages._shared import dataset_picker
 
-st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
+st.set_page_config(page_title="EvalBoard", page_icon=":material/analytics:", layout="wide")
 
 PAGES = [
-    st.Page("pages/data.py", title="Data", icon="🗂️", url_path="data", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/database:", url_path="data", default=True),
+    st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
+    st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
 ]
 
 navigation = st.navigation(PAGES)

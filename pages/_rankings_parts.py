@@ -1,0 +1,100 @@
+"""Helpers of the Rankings page: the cached core call and the tables it shows (no widgets here)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core import bradley_terry as bt
+from core.annotators import apply_policy
+from core.pairwise import battle_matrix, compress_votes, observed_win_rates
+from core.rank_report import ELO_SCHEMES
+from core.rank_run import rank_input
+from core.ranking import Ranking, RankSettings, analysed_votes, without_absent_models
+from pages._shared import load_dataset
+
+SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
+                 "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length"}
+CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximation)", "none": "None (fastest)"}
+POLICY_LABELS = {"exclude": "Exclude unqualified annotators", "keep": "Keep every vote",
+                 "downweight": "Down-weight unqualified annotators"}
+BY = ("game_id", "dimension")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def compute(db_path: str, dataset_id: int, sha256: str, scheme: str, ci: str, replicates: int, seed: int,
+            annotators: str) -> dict:
+    """Everything the page shows, keyed by dataset id + content hash + settings. Raises core's errors."""
+    votes = load_dataset(db_path, dataset_id, sha256)
+    settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
+    ranking = rank_input("votes", votes, settings, annotators=annotators)
+    used, _ = apply_policy(votes, annotators)
+    cells = compress_votes(without_absent_models(analysed_votes(used)[0])[0])
+    order = [r.model for r in ranking.rows if r.model in cells.models]
+    if scheme in ELO_SCHEMES:
+        elo = pd.Series({r.model: r.rating for r in ranking.rows})
+    else:
+        plain = rank_input("votes", votes, RankSettings(ci="none"), annotators=annotators)
+        elo = pd.Series({r.model: r.rating for r in plain.rows})
+    elo = elo.reindex(order)
+    matrices = {
+        "observed": pd.DataFrame(observed_win_rates(cells), cells.models, cells.models).loc[order, order],
+        "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
+        "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
+    groups: dict[str, object] = {}
+    for by in BY:
+        if by not in votes or votes[by].isna().all():
+            continue
+        try:
+            groups[by] = rank_input("votes", votes, RankSettings(scheme=scheme, ci="none", seed=seed), by=[by],
+                                    annotators=annotators)
+        except ValueError as exc:  # RankingError included: shown, not raised
+            groups[by] = str(exc)
+    return {"ranking": ranking, "matrices": matrices, "groups": groups}
+
+
+def is_elo(ranking: Ranking) -> bool:
+    return ranking.settings.scheme in ELO_SCHEMES
+
+
+def rating_table(ranking: Ranking) -> tuple[pd.DataFrame, dict]:
+    """The rating table and its column formats (Elo 1 decimal, win rates 3, votes with separators)."""
+    frame = ranking.frame()
+    digits = "%.1f" if is_elo(ranking) else "%.3f"
+    rating = "Elo" if is_elo(ranking) else "Win rate"
+    level = f"{round((1 - ranking.settings.alpha) * 100)}%"
+    ranks = ["–" if pd.isna(lo) else (f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}")
+             for lo, hi in zip(frame["rank_low"], frame["rank_high"])]
+    table = pd.DataFrame({"Rank": frame["rank"], "Model": frame["model"].astype(str), rating: frame["rating"],
+                          f"CI low ({level})": frame["ci_low"], f"CI high ({level})": frame["ci_high"],
+                          "Rank range": ranks, "Win rate (raw)": frame["win_rate"], "Votes": frame["n_votes"]})
+    config = {rating: st.column_config.NumberColumn(format=digits),
+              f"CI low ({level})": st.column_config.NumberColumn(format=digits),
+              f"CI high ({level})": st.column_config.NumberColumn(format=digits),
+              "Win rate (raw)": st.column_config.NumberColumn(format="%.3f"),
+              "Votes": st.column_config.NumberColumn(format="localized")}
+    return table, config
+
+
+def group_tables(groups: dict[tuple, Ranking], by: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(rank table: model × group, with the group's votes; ratings; ranks) for one --by column."""
+    ratings = pd.DataFrame({key[0]: {r.model: r.rating for r in g.rows} for key, g in groups.items()})
+    ranks = pd.DataFrame({key[0]: {r.model: r.rank for r in g.rows} for key, g in groups.items()})
+    order = sorted(ranks.index, key=lambda m: (ranks.loc[m].mean(), str(m)))  # best on average first
+    ratings, ranks = ratings.reindex(order), ranks.reindex(order)
+    table = ranks.astype("Int64").rename_axis("model").reset_index()
+    table.columns = ["Model", *(f"{c} rank" for c in ranks.columns)]
+    return table, ratings, ranks
+
+
+def note_unidentifiable(ranking: Ranking) -> str | None:
+    if ranking.identifiable:
+        return None
+    prior = ranking.details.get("prior")
+    return ("Not identifiable: the comparisons do not connect every model in both directions (a model never wins, "
+            "never loses, or the graph falls apart). The ratings come from a refit with one virtual tie per model"
+            f"{'' if prior is None else f' (prior {prior:g})'} and are shrunk towards the middle.")
+
+
+def covariate_table(ranking: Ranking) -> pd.DataFrame:
+    return pd.DataFrame([{"Covariate": c.name, "Estimate": c.estimate, "SE": c.se} for c in ranking.covariates])

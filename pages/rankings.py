@@ -1,0 +1,125 @@
+"""Rankings: rate the models of the active votes dataset with any scheme, with intervals and heatmaps."""
+
+import streamlit as st
+
+from core.charts.votes import (
+    battle_heatmap,
+    forest_plot,
+    rank_vs_dimension,
+    winrate_heatmap,
+)
+from core.store import default_db_path
+from pages._rankings_parts import (
+    CI_LABELS,
+    POLICY_LABELS,
+    SCHEME_LABELS,
+    compute,
+    covariate_table,
+    group_tables,
+    is_elo,
+    note_unidentifiable,
+    rating_table,
+)
+from pages._shared import active_dataset, plain, through_router
+
+through_router()
+st.title("Rankings")
+
+dataset = active_dataset("votes")
+if dataset is None:
+    st.info("Rankings need a votes dataset: pick one as the active dataset in the sidebar, or load one on the "
+            "Data page (upload a file or load the sample datasets).")
+    st.stop()
+
+st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows")
+with st.container(border=True):
+    left, right = st.columns([3, 2])
+    scheme = left.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
+                        horizontal=True)
+    annotators = right.selectbox("Annotators", list(POLICY_LABELS), key="rank_annotators",
+                                 format_func=POLICY_LABELS.get)
+    a, b, c = st.columns(3)
+    ci = a.selectbox("Confidence intervals", list(CI_LABELS), key="rank_ci", format_func=CI_LABELS.get)
+    replicates = 1000
+    if ci in ("bootstrap", "sandwich"):
+        label = "Bootstrap replicates" if ci == "bootstrap" else "Draws for rank intervals"
+        replicates = int(b.number_input(label, min_value=50, max_value=20_000, value=1000, step=100,
+                                        key="rank_bootstrap"))
+    seed = int(c.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="rank_seed"))
+
+try:
+    with st.spinner("Ranking…"):
+        result = compute(str(default_db_path()), dataset.id, dataset.sha256, scheme, ci, replicates, seed,
+                         annotators)
+except ValueError as exc:  # RankingError is a ValueError: the message says what to change
+    st.error(f"The ranking could not be computed: {plain(exc)}")
+    st.stop()
+
+ranking = result["ranking"]
+details = ranking.details
+note = note_unidentifiable(ranking)
+if note:
+    st.warning(note)
+summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models from {ranking.n_votes:,} votes"
+if details.get("golden_votes_excluded"):
+    summary += f"; {details['golden_votes_excluded']:,} golden-question votes left out"
+if details.get("unqualified_annotators"):
+    verb = {"exclude": "excluded", "downweight": "down-weighted", "keep": "kept"}[annotators]
+    summary += (f"; {len(details['unqualified_annotators'])} unqualified annotators "
+                f"({details['unqualified_votes']:,} votes) {verb}")
+if details.get("models_without_votes"):
+    summary += f"; no votes for {', '.join(map(plain, details['models_without_votes']))}"
+st.caption(summary)
+
+
+def show_ranking(r, key: str) -> None:
+    table, config = rating_table(r)
+    st.dataframe(table, column_config=config, hide_index=True, key=f"{key}_table")
+
+
+if ranking.plain is not None:
+    st.subheader("Covariates")
+    st.caption("Log-odds effects the adjusted model estimates alongside the ratings (positive: favoured).")
+    st.dataframe(covariate_table(ranking), hide_index=True, key="rank_covariates",
+                 column_config={"Estimate": st.column_config.NumberColumn(format="%.4f"),
+                                "SE": st.column_config.NumberColumn(format="%.4f")})
+    adjusted_col, plain_col = st.columns(2)
+    with adjusted_col:
+        st.subheader("Adjusted")
+        show_ranking(ranking, "rank")
+    with plain_col:
+        st.subheader("Plain Bradley–Terry")
+        show_ranking(ranking.plain, "rank_plain")
+else:
+    st.subheader("Ratings")
+    show_ranking(ranking, "rank")
+
+value_label = "Elo" if is_elo(ranking) else "win rate"
+if ci == "none":
+    st.caption("No intervals were computed (confidence intervals: none); the plot shows the point estimates.")
+st.plotly_chart(forest_plot(ranking.frame(), value_label=value_label), key="rank_forest")
+
+matrices = result["matrices"]
+observed, predicted, battles = st.tabs(["Observed win rates", "BT-predicted win rates", "Battles"])
+with observed:
+    st.plotly_chart(winrate_heatmap(matrices["observed"], matrices["battles"], title="Observed win rate"),
+                    key="rank_observed")
+with predicted:
+    st.caption("P(row beats column) from the Bradley–Terry Elo ratings"
+               + ("" if is_elo(ranking) else " (a plain BT fit of the same votes)") + ".")
+    st.plotly_chart(winrate_heatmap(matrices["predicted"], matrices["battles"], title="BT-predicted win rate"),
+                    key="rank_predicted")
+with battles:
+    st.plotly_chart(battle_heatmap(matrices["battles"]), key="rank_battles")
+
+for by, groups in result["groups"].items():
+    name = by.replace("_id", "").replace("_", " ")
+    st.subheader(f"Rank per {name}")
+    if isinstance(groups, str):
+        st.error(f"No per-{name} ranking: {plain(groups)}")
+        continue
+    table, ratings, ranks = group_tables(groups, by)
+    st.caption(f"The same scheme fitted separately on each {name} (no intervals, for speed).")
+    st.dataframe(table, hide_index=True, key=f"rank_by_{by}")
+    if by == "dimension":
+        st.plotly_chart(rank_vs_dimension(ratings, ranks, value_label=value_label), key="rank_dimension_chart")

@@ -1,0 +1,173 @@
+"""The Leaderboard page, driven through a router that mirrors app.py with the page added.
+
+Like tests/test_app_data.py: a fresh store per test (``db_path``), AppTest in the router's steady
+state (``_RouterPagesManager``), widgets addressed by key, no exception after any run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.testing.v1 import AppTest
+
+from core.demo import ensure_samples
+from core.io import load
+from core.store import Store
+from tests.test_app_data import _RouterPagesManager, texts
+
+REPO = Path(__file__).resolve().parents[1]
+
+ROUTER = '''
+import streamlit as st
+
+from pages._shared import dataset_picker
+
+st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
+
+PAGES = [
+    st.Page({data!r}, title="Data", icon="🗂️", url_path="data"),
+    st.Page({board!r}, title="Leaderboard", url_path="leaderboard", default=True),
+]
+
+navigation = st.navigation(PAGES)
+with st.sidebar:
+    st.caption("EvalBoard — rankings you can defend")
+    dataset_picker()
+navigation.run()
+'''
+
+# mean ranks x first (0.33 vs 0.20), win rate ranks y first (2 of 3 tasks)
+DISAGREE_CSV = (b"model_id,task_id,metric_name,score\nx,t1,acc,1.0\nx,t2,acc,0.0\nx,t3,acc,0.0\n"
+                b"y,t1,acc,0.0\ny,t2,acc,0.3\ny,t3,acc,0.3\n")
+ODD_CSV = (b"model_id,task_id,metric_name,score\na|b,t1,acc,0.9\na|b,t2,acc,0.8\na|b,t3,acc,0.7\n"
+           b"<i>c</i>,t1,acc,0.1\n<i>c</i>,t2,acc,0.2\n<i>c</i>,t3,acc,0.3\n")
+VOTES_CSV = b"model_a,model_b,winner\nalpha,beta,model_a\nbeta,gamma,model_b\n"
+
+
+@pytest.fixture
+def app(db_path, tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+    router = tmp_path / "router.py"
+    router.write_text(ROUTER.format(data=str(REPO / "pages" / "data.py"),
+                                    board=str(REPO / "pages" / "leaderboard.py")), encoding="utf-8")
+    return AppTest.from_file(str(router), default_timeout=60)
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def stored(db_path: Path, name: str, data: bytes, kind: str | None = None) -> int:
+    with Store(db_path) as store:
+        return store.ingest(load(data, name=f"{name}.csv", kind=kind), name=name).dataset.id
+
+
+def samples(db_path: Path) -> dict[str, int]:
+    with Store(db_path) as store:
+        ensure_samples(store)
+        return {d.name: d.id for d in store.datasets()}
+
+
+def table(at: AppTest):
+    return at.main.dataframe[0].value
+
+
+def test_empty_store_says_what_to_do(app):
+    at = run(app)
+    assert texts(at.title) == ["Leaderboard"]
+    assert any("eval-runs dataset" in t for t in texts(at.main.info))
+    assert not at.main.dataframe
+
+
+def test_votes_dataset_is_not_ranked_here(app, db_path):
+    app.session_state["active_dataset"] = samples(db_path)["arena_demo"]
+    at = run(app)
+    assert any("EvalRuns" in t for t in texts(at.main.info))
+    assert not at.main.dataframe
+
+
+def test_demo_runs_render_everything(app, db_path):
+    app.session_state["active_dataset"] = samples(db_path)["evalruns_demo"]
+    at = run(app)
+    shown = table(at)
+    assert list(shown["Model"]) == ["atlas-70b", "borealis-8b", "cirrus-mini"]
+    first = shown.iloc[0]
+    assert first["Mean"] == "0.66" and first["Rank"] == 1
+    assert first["95% CI"].count("-") == 1 and all(len(p) == 4 for p in first["95% CI"].split("-"))
+    assert first["Rank range"] == "1-2" and first["Tasks completed"] == 12 and first["Tasks missing"] == 0
+    assert list(shown["Tie group"]) == [1, 1, 2]
+    charts = at.get("plotly_chart")
+    assert len(charts) == 4  # bars, category heatmap, pairwise matrix, critical-difference diagram
+    pairs = at.main.dataframe[1].value
+    assert len(pairs) == 3 and set(pairs["Verdict"]) <= {"differs", "tie"}
+    assert {"Paired width", "Unpaired width"} <= set(pairs.columns)
+    assert at.metric[0].value == "2 of 3"
+    assert any("Iman–Davenport" in t and "the models differ" in t for t in texts(at.markdown))
+    assert any("Nemenyi critical difference" in t for t in texts(at.markdown))
+    assert len(at.main.dataframe) == 3  # the per-task pivot, in its expander
+    assert at.number_input(key="board_bootstrap").value == 500
+    assert at.selectbox(key="board_metric").value is None  # 4 metric names, one per task
+
+    at.toggle(key="board_stratified").set_value(True)
+    run(at)
+    assert table(at).iloc[0]["Rank range"] == "1"  # stratified draws narrow atlas-70b's rank interval
+    assert any("stratified by category" in t for t in texts(at.caption))
+
+
+def test_rank_by_win_rate_reorders(app, db_path):
+    app.session_state["active_dataset"] = stored(db_path, "disagree", DISAGREE_CSV, kind="eval_runs")
+    at = run(app)
+    assert list(table(at)["Model"]) == ["x", "y"]
+    at.radio(key="board_rank_by").set_value("win_rate")
+    run(at)
+    shown = table(at)
+    assert list(shown["Model"]) == ["y", "x"]
+    assert list(shown["Win rate"]) == ["0.67", "0.33"]
+
+
+def test_settings_change_the_bootstrap(app, db_path):
+    app.session_state["active_dataset"] = samples(db_path)["evalruns_demo"]
+    at = run(app)
+    before = table(at)["95% CI"].tolist()
+    at.number_input(key="board_bootstrap").set_value(200)
+    at.number_input(key="board_alpha").set_value(0.2)
+    at.number_input(key="board_seed").set_value(3)
+    run(at)
+    shown = table(at)
+    assert "80% CI" in shown.columns and shown["80% CI"].tolist() != before
+    assert shown.iloc[0]["Mean"] == "0.66"
+
+
+def test_uploaded_long_csv_with_odd_model_names(app, db_path):
+    at = run(app)  # nothing stored yet
+    at.switch_page(str(REPO / "pages" / "data.py"))
+    run(at)
+    at.file_uploader(key="upload_file").set_value(("odd.csv", ODD_CSV, "text/csv"))
+    run(at)
+    at.button(key="upload_store").click()
+    run(at)
+    assert texts(at.success) == ["stored 6 eval runs rows as dataset 'odd' (id 1)"]
+    at.switch_page(str(REPO / "pages" / "leaderboard.py"))
+    run(at)
+    shown = table(at)
+    assert list(shown["Model"]) == ["a|b", "<i>c</i>"]
+    assert shown.iloc[0]["Mean"] == "0.80"
+    pivot = at.main.dataframe[2].value
+    assert list(pivot.index) == ["<i>c</i>", "a|b"]
+
+
+def test_several_metrics_per_task_are_chosen_one_at_a_time(app, db_path):
+    both = DISAGREE_CSV + b"x,t1,f1,0.1\nx,t2,f1,0.2\nx,t3,f1,0.3\ny,t1,f1,0.9\ny,t2,f1,0.8\ny,t3,f1,0.7\n"
+    app.session_state["active_dataset"] = stored(db_path, "two metrics", both, kind="eval_runs")
+    at = run(app)
+    picker = at.selectbox(key="board_metric")
+    assert picker.options == ["acc", "f1"] and picker.value == "acc"
+    assert list(table(at)["Model"]) == ["x", "y"]
+    picker.set_value("f1")
+    run(at)
+    assert list(table(at)["Model"]) == ["y", "x"] and table(at).iloc[0]["Mean"] == "0.80"

@@ -1,0 +1,179 @@
+"""The Rankings page, driven through a router like app.py's (Data default, Rankings added) with AppTest.
+
+The router is written to tmp_path so app.py stays as it is; widgets are addressed by key and every run
+must end without an exception.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.testing.v1 import AppTest
+
+from core.demo import ensure_samples
+from core.store import Store
+from tests.test_app_data import _RouterPagesManager, run, texts
+
+REPO = Path(__file__).resolve().parents[1]
+ROUTER = '''
+import sys
+sys.path.insert(0, {repo!r})
+import streamlit as st
+from pages._shared import dataset_picker
+
+st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
+PAGES = [
+    st.Page({data!r}, title="Data", icon="🗂️", url_path="data", default=True),
+    st.Page({rankings!r}, title="Rankings", url_path="rankings"),
+]
+navigation = st.navigation(PAGES)
+with st.sidebar:
+    dataset_picker()
+navigation.run()
+'''
+
+
+@pytest.fixture
+def router(tmp_path, db_path, monkeypatch) -> str:
+    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+    path = tmp_path / "router.py"
+    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"),
+                                  rankings=str(REPO / "pages" / "rankings.py")))
+    return str(path)
+
+
+@pytest.fixture
+def samples(db_path) -> dict[str, int]:
+    with Store(db_path) as store:
+        ensure_samples(store)
+        return {d.name: d.id for d in store.datasets()}
+
+
+def rankings(router: str, active: int | None = None, **widgets) -> AppTest:
+    """The app with the Rankings page selected (and a dataset active)."""
+    at = AppTest.from_file(router, default_timeout=60)
+    if active is not None:
+        at.session_state["active_dataset"] = active
+    for key, value in widgets.items():
+        at.session_state[key] = value
+    at.switch_page(str(REPO / "pages" / "rankings.py"))
+    return run(at)
+
+
+def test_data_page_stays_default(router, samples):
+    at = run(AppTest.from_file(router, default_timeout=60))
+    assert texts(at.title) == ["Data"]
+
+
+def test_empty_store_says_what_to_do(router):
+    at = rankings(router)
+    assert texts(at.title) == ["Rankings"]
+    [info] = texts(at.main.info)
+    assert "votes dataset" in info and "Data page" in info
+    assert not at.main.dataframe and not at.error
+
+
+def test_eval_runs_dataset_is_not_ranked(router, samples):
+    at = rankings(router, samples["evalruns_demo"])
+    [info] = texts(at.main.info)
+    assert "votes dataset" in info and "Data page" in info
+    assert not at.main.dataframe and not at.error
+
+
+def test_votes_page_renders_everything(router, samples):
+    at = rankings(router, samples["arena_demo"], rank_bootstrap=100)
+    assert not at.error
+    assert at.radio(key="rank_scheme").value == "bt"
+    assert at.selectbox(key="rank_ci").value == "bootstrap"
+    assert at.selectbox(key="rank_annotators").value == "exclude"
+    table = at.main.dataframe[0].value
+    assert list(table.columns[:3]) == ["Rank", "Model", "Elo"]
+    assert table["Rank"].is_monotonic_increasing
+    assert (table["CI low (95%)"] <= table["Elo"]).all() and (table["Elo"] <= table["CI high (95%)"]).all()
+    assert 1350 < table["Elo"].mean() < 1650
+    assert all(r != "–" for r in table["Rank range"])
+    charts = at.get("plotly_chart")
+    assert len(charts) == 5  # forest, observed, predicted, battles, rank per dimension
+    assert len(at.tabs) == 3
+    headers = texts(at.subheader)
+    assert "Rank per game" in headers and "Rank per dimension" in headers
+    [by_game] = [d.value for d in at.main.dataframe if d.value.columns[0] == "Model"
+                 and "chat rank" in d.value.columns]
+    assert by_game["chat rank"].min() == 1
+
+
+@pytest.mark.parametrize("scheme", ["bt", "winrate", "stratified", "ipw", "adjusted"])
+def test_every_scheme(router, samples, scheme):
+    at = rankings(router, samples["arena_demo"], rank_bootstrap=100)
+    at.radio(key="rank_scheme").set_value(scheme)
+    run(at)
+    assert not at.error
+    table = at.main.dataframe[0].value if scheme != "adjusted" else None
+    if scheme in ("winrate", "stratified"):
+        assert table.columns[2] == "Win rate"
+        assert table["Win rate"].between(0, 1).all()
+    elif scheme in ("bt", "ipw"):
+        assert table.columns[2] == "Elo"
+        assert abs(table["Elo"].mean() - 1500) < 150
+    else:
+        covariates = at.main.dataframe[0].value
+        assert list(covariates.columns) == ["Covariate", "Estimate", "SE"]
+        assert set(covariates["Covariate"]) >= {"position (left)", "length"}
+        adjusted, plain = at.main.dataframe[1].value, at.main.dataframe[2].value
+        assert list(adjusted.columns[:3]) == list(plain.columns[:3]) == ["Rank", "Model", "Elo"]
+        assert not adjusted["Elo"].equals(plain["Elo"])
+        assert {"Adjusted", "Plain Bradley–Terry", "Covariates"} <= set(texts(at.subheader))
+
+
+def test_ci_none_vs_bootstrap(router, samples):
+    at = rankings(router, samples["arena_demo"], rank_bootstrap=100)
+    boot = at.main.dataframe[0].value
+    assert boot["CI low (95%)"].notna().all()
+    assert at.number_input(key="rank_bootstrap").value == 100
+    at.selectbox(key="rank_ci").set_value("none")
+    run(at)
+    none = at.main.dataframe[0].value
+    assert none["CI low (95%)"].isna().all() and (none["Rank range"] == "–").all()
+    assert list(none["Elo"]) == list(boot["Elo"])  # same point estimates
+    assert not any(n.key == "rank_bootstrap" for n in at.number_input)
+    assert not at.error
+
+
+def test_annotator_policy_and_seed(router, samples):
+    at = rankings(router, samples["arena_demo"], rank_bootstrap=100)
+    excluded = at.main.dataframe[0].value
+    at.selectbox(key="rank_annotators").set_value("keep")
+    run(at)
+    kept = at.main.dataframe[0].value
+    assert kept["Votes"].sum() >= excluded["Votes"].sum()
+    at.number_input(key="rank_seed").set_value(7)
+    run(at)
+    assert not at.error
+
+
+def test_unidentifiable_votes_get_a_note(router, db_path):
+    from core.io import load
+
+    chain = b"model_a,model_b,winner\nalpha,beta,model_a\nbeta,gamma,model_a\nalpha,gamma,model_a\n"
+    with Store(db_path) as store:
+        dataset = store.ingest(load(chain, name="chain.csv"), name="chain").dataset
+    at = rankings(router, dataset.id, rank_bootstrap=100)
+    [note] = texts(at.warning)
+    assert "Not identifiable" in note and "virtual tie" in note
+    assert list(at.main.dataframe[0].value["Model"]) == ["alpha", "beta", "gamma"]
+
+
+def test_core_errors_are_shown_not_raised(router, samples, monkeypatch):
+    import pages._rankings_parts
+    from core.ranking import RankingError
+
+    def fail(*args, **kwargs):
+        raise RankingError("no votes to rank (golden-question votes are not used for rankings)")
+
+    monkeypatch.setattr(pages._rankings_parts, "rank_input", fail)
+    at = rankings(router, samples["arena_demo"], rank_bootstrap=100, rank_seed=12345)  # a fresh cache key
+    [error] = texts(at.error)
+    assert "could not be computed" in error and "no votes to rank" in error
+    assert not at.main.dataframe
