@@ -82,32 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--output", metavar="FILE")
     _input_options(board)
 
-    bias = sub.add_parser("bias", help="bias diagnostics of blind A/B votes (position, order, exposure, length, "
-                          "pairing) and corrected rankings")
-    bias.add_argument("votes", metavar="VOTES")
-    bias.add_argument("--alpha", type=float, default=0.05)
-    bias.add_argument("--format", choices=("json", "markdown"), default="json")
-    bias.add_argument("--output", metavar="FILE")
-    _input_options(bias)
-
-    annotators = sub.add_parser("annotators", help="annotator quality (golden accuracy, fast answers) and "
-                                "agreement")
-    annotators.add_argument("votes", metavar="VOTES")
-    annotators.add_argument("--alpha", type=float, default=0.05)
-    annotators.add_argument("--format", choices=("json", "markdown"), default="json")
-    annotators.add_argument("--output", metavar="FILE")
-    _input_options(annotators)
-
-    report = sub.add_parser("report", help="the whole bundle: JSON, markdown, CSV and PNG figures",
-                            description="Write the report bundle of INPUT (votes or a score table, a file or a "
-                                        "stored dataset) into DIR.")
-    report.add_argument("votes", metavar="INPUT")
-    report.add_argument("--out", required=True, metavar="DIR", help="folder for the bundle (created)")
-    report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
-    report.add_argument("--seed", type=int, default=0)
-    report.add_argument("--alpha", type=float, default=0.05)
-    report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
-    _input_options(report)
+    for name, text in (("bias", "bias diagnostics of blind A/B votes (position, order, exposure, length, pairing) "
+                                "and corrected rankings"),
+                       ("annotators", "annotator quality (golden accuracy, fast answers) and agreement")):
+        diagnostics = sub.add_parser(name, help=text)
+        diagnostics.add_argument("votes", metavar="VOTES")
+        diagnostics.add_argument("--alpha", type=float, default=0.05)
+        diagnostics.add_argument("--format", choices=("json", "markdown"), default="json")
+        diagnostics.add_argument("--output", metavar="FILE")
+        _input_options(diagnostics)
 
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
