@@ -92,6 +92,17 @@ def build_parser() -> argparse.ArgumentParser:
         diagnostics.add_argument("--output", metavar="FILE")
         _input_options(diagnostics)
 
+    report = sub.add_parser("report", help="the whole bundle: JSON, markdown, CSV and PNG figures",
+                            description="Write the report bundle of INPUT (votes or a score table, a file or a "
+                                        "stored dataset) into DIR.")
+    report.add_argument("votes", metavar="INPUT")
+    report.add_argument("--out", required=True, metavar="DIR", help="folder for the bundle (created)")
+    report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
+    report.add_argument("--seed", type=int, default=0)
+    report.add_argument("--alpha", type=float, default=0.05)
+    report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
+    _input_options(report)
+
     listing = sub.add_parser("datasets", help="list stored datasets")
     listing.add_argument("--db")
     delete = sub.add_parser("delete", help="delete a stored dataset")
