@@ -76,13 +76,19 @@ def _notes(board: Leaderboard) -> str:
         text.append(f"{board.significant_pairs} of {len(board.pairwise)} pairs differ at α = {s.alpha:g} "
                     "(paired bootstrap over shared tasks).")
     if board.friedman is not None:
-        f = board.friedman
-        verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
-        text.append(f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
-                    f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}.")
-        if f.reject:
-            pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
-            text.append(f"Nemenyi critical difference {f.cd:.3f}: {pairs}.")
+        text += friedman_sentences(board.friedman)
     text.append(f"Ranked by {'mean score' if s.rank_by == 'mean' else 'win rate'}; {s.replicates:,} bootstrap "
                 f"replicates, seed {s.seed}{', stratified by category' if s.stratified else ''}.")
     return " ".join(text)
+
+
+def friedman_sentences(f) -> list[str]:
+    """The Friedman / Iman–Davenport verdict and, only after a rejection (Demšar 2006), Nemenyi's
+    pairs; markdown-safe. Shared by the CLI markdown and the Leaderboard page."""
+    verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
+    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
+           f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}."]
+    if f.reject:
+        pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
+        out.append(f"Nemenyi critical difference {f.cd:.3f} at α = {f.alpha:g}: {pairs}.")
+    return out

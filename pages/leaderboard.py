@@ -8,6 +8,7 @@ from core.charts import critical_difference_figure
 from core.charts.runs import category_heatmap, leaderboard_bars, pairwise_matrix
 from core.friedman import FriedmanError
 from core.leaderboard import LeaderboardError, pivot
+from core.leaderboard_report import friedman_sentences
 from core.store import default_db_path
 from pages._leaderboard_parts import (
     bar_rows,
@@ -100,12 +101,9 @@ f = board.friedman
 if f is None:
     st.info("Friedman / Nemenyi need at least 2 models and 2 tasks scored by every model.")
 else:
-    verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
-    st.markdown(f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
-                f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: **{verdict}**.")
+    for sentence in friedman_sentences(f):
+        st.markdown(sentence)
     if f.reject:
-        pairs = ", ".join(f"{plain(a)} vs {plain(b)}" for a, b in f.different_pairs) or "none"
-        st.markdown(f"Nemenyi critical difference {f.cd:.3f} at α = {f.alpha:g}; pairs that differ: {pairs}.")
         if math.isfinite(f.cd):
             st.plotly_chart(critical_difference_figure(f.mean_ranks, f.cd), key="board_cd")
 
