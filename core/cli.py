@@ -6,6 +6,7 @@ Exit status: 0 success, 2 invalid input (the message names the file, rows and co
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -110,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--db")
     samples = sub.add_parser("samples", help="store the sample datasets (arena_demo, evalruns_demo)")
     samples.add_argument("--db")
+    for module in WORKFLOW_COMMANDS:
+        COMMANDS.update(importlib.import_module(module).add_commands(sub))
     return parser
 
 
@@ -273,6 +276,10 @@ def cmd_samples(args: argparse.Namespace) -> int:
             print(result.summary())
     return EXIT_OK
 
+
+# The human-evaluation workflow's commands live beside their logic: each module's
+# ``add_commands(subparsers)`` adds its subcommands and returns {name: handler(args) -> exit status}.
+WORKFLOW_COMMANDS: tuple[str, ...] = ()
 
 COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
             "report": cmd_report,
