@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from pages._filters import sidebar_filters
 from pages._shared import dataset_picker
 
 st.set_page_config(page_title="EvalBoard", page_icon=":material/analytics:", layout="wide")
@@ -15,5 +16,5 @@ PAGES = [
 navigation = st.navigation(PAGES)
 with st.sidebar:
     st.caption("EvalBoard — rankings you can defend")
-    dataset_picker()
+    sidebar_filters(dataset_picker())
 navigation.run()

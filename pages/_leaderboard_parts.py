@@ -7,6 +7,8 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.filters import Filters
+from core.filters import apply as apply_filters
 from core.leaderboard import Leaderboard, LeaderboardSettings, aggregate
 from pages._shared import load_dataset
 
@@ -14,10 +16,10 @@ DASH = "–"
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_board(db_path: str, dataset_id: int, sha256: str, rank_by: str, replicates: int, alpha: float,
-                 seed: int, stratified: bool, metric: str | None) -> Leaderboard:
-    """The leaderboard of one stored dataset (id *and* content hash) under one set of settings."""
-    runs = load_dataset(db_path, dataset_id, sha256)
+def cached_board(db_path: str, dataset_id: int, sha256: str, filters: Filters, rank_by: str, replicates: int,
+                 alpha: float, seed: int, stratified: bool, metric: str | None) -> Leaderboard:
+    """The leaderboard of one stored dataset (id *and* content hash) under one set of filters and settings."""
+    runs = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
     return aggregate(runs, LeaderboardSettings(rank_by=rank_by, replicates=replicates, alpha=alpha, seed=seed,
                                                stratified=stratified, metric=metric))
 

@@ -7,6 +7,8 @@ import streamlit as st
 
 from core import bradley_terry as bt
 from core.annotators import apply_policy
+from core.filters import Filters
+from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
 from core.rank_run import rank_input
@@ -22,10 +24,10 @@ BY = ("game_id", "dimension")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def compute(db_path: str, dataset_id: int, sha256: str, scheme: str, ci: str, replicates: int, seed: int,
-            annotators: str) -> dict:
-    """Everything the page shows, keyed by dataset id + content hash + settings. Raises core's errors."""
-    votes = load_dataset(db_path, dataset_id, sha256)
+def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
+            seed: int, annotators: str) -> dict:
+    """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
+    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     ranking = rank_input("votes", votes, settings, annotators=annotators)
     used, _ = apply_policy(votes, annotators)

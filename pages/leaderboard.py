@@ -20,6 +20,8 @@ from pages._leaderboard_parts import (
     pair_frame,
     pair_table,
 )
+from core.filters import apply as apply_filters
+from pages._filters import active_filters
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 through_router()
@@ -32,8 +34,13 @@ if dataset is None:
     st.stop()
 
 db_path = str(default_db_path())
-runs = load_dataset(db_path, dataset.id, dataset.sha256)
-st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows")
+filters = active_filters(dataset)
+runs = apply_filters(load_dataset(db_path, dataset.id, dataset.sha256), filters)
+st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows"
+           + (f" · filtered: {plain(filters.describe())}, {len(runs):,} rows kept" if filters.active else ""))
+if len(runs) == 0:
+    st.info("No rows match the sidebar filters: widen them to see a leaderboard.")
+    st.stop()
 
 RANK_LABELS = {"mean": "mean score", "win_rate": "win rate"}
 with st.container(border=True):
@@ -57,7 +64,7 @@ with st.container(border=True):
 
 try:
     with st.spinner("Bootstrapping the leaderboard…"):
-        board = cached_board(db_path, dataset.id, dataset.sha256, rank_by, replicates, alpha, seed,
+        board = cached_board(db_path, dataset.id, dataset.sha256, filters, rank_by, replicates, alpha, seed,
                              bool(stratified), metric)
         scores, _, _ = pivot(runs, metric)
 except (LeaderboardError, FriedmanError) as exc:

@@ -20,6 +20,7 @@ from pages._rankings_parts import (
     note_unidentifiable,
     rating_table,
 )
+from pages._filters import active_filters
 from pages._shared import active_dataset, plain, through_router
 
 through_router()
@@ -31,7 +32,9 @@ if dataset is None:
             "Data page (upload a file or load the sample datasets).")
     st.stop()
 
-st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows")
+filters = active_filters(dataset)
+st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
+           + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
 with st.container(border=True):
     left, right = st.columns([3, 2])
     scheme = left.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
@@ -49,8 +52,8 @@ with st.container(border=True):
 
 try:
     with st.spinner("Ranking…"):
-        result = compute(str(default_db_path()), dataset.id, dataset.sha256, scheme, ci, replicates, seed,
-                         annotators)
+        result = compute(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, ci, replicates,
+                         seed, annotators)
 except ValueError as exc:  # RankingError is a ValueError: the message says what to change
     st.error(f"The ranking could not be computed: {plain(exc)}")
     st.stop()

@@ -1,0 +1,77 @@
+"""The sidebar filters (game, dimension, category, date range) of the active dataset.
+
+Widget keys carry the dataset id, so each dataset keeps its own selection across page switches and a
+selection never meets another dataset's values. Pages read the same keys through :func:`active_filters`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import streamlit as st
+
+from core import filters as core_filters
+from core.filters import Filters
+from core.store import Dataset, default_db_path
+from pages._shared import load_dataset
+
+LABELS = {"game_id": "Game", "dimension": "Dimension", "category": "Category"}
+FILTER_COLUMNS = {"votes": ("game_id", "dimension", "category", "timestamp"), "eval_runs": ("category",)}
+
+
+def _key(dataset: Dataset, column: str) -> str:
+    return f"filter_{column}_{dataset.id}"
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _choices(db_path: str, dataset_id: int, sha256: str, columns: tuple[str, ...]) -> dict[str, object]:
+    return core_filters.choices(load_dataset(db_path, dataset_id, sha256, columns))
+
+
+def choices_of(dataset: Dataset) -> dict[str, object]:
+    columns = tuple(c for c in FILTER_COLUMNS.get(dataset.kind, ()) if c in dataset.columns)
+    return _choices(str(default_db_path()), dataset.id, dataset.sha256, columns) if columns else {}
+
+
+def sidebar_filters(dataset: Dataset | None) -> None:
+    """Draw the filters of ``dataset`` (nothing for kinds without filterable columns)."""
+    if dataset is None:
+        return
+    found = choices_of(dataset)
+    if not found:
+        return
+    st.markdown("**Filters**")
+    for column, label in LABELS.items():
+        if column in found:
+            st.multiselect(label, found[column], key=_key(dataset, column), placeholder="All")
+    if "timestamp" in found:
+        first, last = found["timestamp"]
+        st.date_input("Dates (UTC)", value=(first, last), min_value=first, max_value=last,
+                      key=_key(dataset, "timestamp"), help="Votes from the first to the last day, inclusive. "
+                      "Votes without a timestamp are left out once the range is narrowed.")
+    current = active_filters(dataset)
+    if current.active:
+        st.caption(f"Filtered: {current.describe()}")
+
+
+def active_filters(dataset: Dataset | None) -> Filters:
+    """The filters selected in the sidebar for ``dataset`` (empty when none)."""
+    if dataset is None:
+        return Filters()
+    state = st.session_state
+    picked = {column: tuple(state.get(_key(dataset, column)) or ()) for column in LABELS}
+    start = end = None
+    dates = state.get(_key(dataset, "timestamp"))
+    if dates:
+        found = choices_of(dataset).get("timestamp")
+        start, end = _range(tuple(dates), found)
+    return Filters(picked["game_id"], picked["dimension"], picked["category"], start, end)
+
+
+def _range(dates: tuple[date, ...], full: tuple[date, date] | None) -> tuple[date | None, date | None]:
+    """(start, end) to filter on; None for a bound that keeps everything (so the cache is shared)."""
+    if full is None or not dates:
+        return None, None
+    start = dates[0]
+    end = dates[1] if len(dates) > 1 else full[1]  # half-picked (one click so far): from that day on
+    return (start if start > full[0] else None), (end if end < full[1] else None)
