@@ -11,6 +11,7 @@ PAGES = [
     st.Page("pages/data.py", title="Data", icon=":material/database:", url_path="data", default=True),
     st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
+    st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -253,6 +253,22 @@ def _time_exposure(used, a, b, models, alpha) -> TableTest:
     return _table_test(e, late, models, p0, alpha, "a time-exposure bias", "early")
 
 
+def length_points(votes: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(len_left, len_right, left chosen) of the decisive analysed votes with both lengths (METHODS §4e);
+    None without length columns. The relative difference the fit uses is (l - r) / (l + r + 1)."""
+    used = analysed_votes(votes)[0]
+    if "len_a" not in used or "len_b" not in used:
+        return None
+    win = used["winner"].cat.codes.to_numpy()
+    la, lb = used["len_a"].to_numpy(dtype=float), used["len_b"].to_numpy(dtype=float)
+    ok = (win <= RIGHT) & np.isfinite(la) & np.isfinite(lb)
+    return la[ok], lb[ok], win[ok] == LEFT
+
+
+def relative_length(len_left: np.ndarray, len_right: np.ndarray) -> np.ndarray:
+    return (len_left - len_right) / (len_left + len_right + 1.0)
+
+
 def _length(used, win, alpha) -> LengthTest | Unavailable:
     if "len_a" not in used or "len_b" not in used:
         return Unavailable("no len_a / len_b columns")
@@ -264,7 +280,7 @@ def _length(used, win, alpha) -> LengthTest | Unavailable:
     differ = la != lb
     k = int((left == (la > lb))[differ].sum())
     test = binomial(k, int(differ.sum()), 0.5, alpha)
-    fit = logit_fit((la - lb) / (la + lb + 1.0), left.astype(float))
+    fit = logit_fit(relative_length(la, lb), left.astype(float))
     slope = ("no logistic fit (" + fit.flag.replace("_", " ") + ")" if fit.flag else
              f"logistic slope on the relative length difference β = {fit.beta[1]:.2f} ({p_text(fit.p[1])})")
     flagged = (np.isfinite(test.p_value) and test.p_value < alpha) or (not fit.flag and fit.p[1] < alpha)

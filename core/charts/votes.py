@@ -223,7 +223,7 @@ def _share_with_ci(fig: go.Figure, share: float | None, ci: Sequence[float] | No
     fig.update_yaxes(range=[0, 1], row=row, col=col)
 
 
-def _model_shares(fig: go.Figure, shares: pd.Series | None, row: int, col: int) -> None:
+def _model_shares(fig: go.Figure, shares: pd.Series | None, row: int, col: int, p0: float = 0.5) -> None:
     valid = shares is not None and any(finite(v) for v in shares.to_numpy())
     if not valid:
         _not_available(fig, row, col)
@@ -231,7 +231,7 @@ def _model_shares(fig: go.Figure, shares: pd.Series | None, row: int, col: int) 
     names = labels(shares.index)
     fig.add_trace(go.Bar(x=names, y=none_if_nan(shares.to_numpy()), marker_color="#1f77b4", showlegend=False,
                          hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=row, col=col)
-    fig.add_hline(y=0.5, line={"color": "#d62728", "dash": "dash", "width": 1}, row=row, col=col)
+    fig.add_hline(y=p0, line={"color": "#d62728", "dash": "dash", "width": 1}, row=row, col=col)
     fig.update_xaxes(type="category", categoryorder="array", categoryarray=names, row=row, col=col)
     fig.update_yaxes(range=[0, 1], row=row, col=col)
 
@@ -239,16 +239,17 @@ def _model_shares(fig: go.Figure, shares: pd.Series | None, row: int, col: int) 
 def bias_panel(position_share: float | None, position_ci: Sequence[float] | None,
                model_left_share: pd.Series | None, model_early_share: pd.Series | None,
                length_share: float | None, length_ci: Sequence[float] | None,
-               title: str = "Position and time biases") -> go.Figure:
+               title: str = "Position and time biases", early_share_expected: float = 0.5) -> go.Figure:
     """The 2×2 bias panel (METHODS §4, position × time): the share of decisive votes for the left answer
     with its CI against 0.5; per model, the share of its appearances on the left; per model, the share of
-    its appearances early in a session; the share won by the longer answer with its CI against 0.5.
-    Any argument may be None: that panel then says "not available"."""
+    its appearances early in a session (against ``early_share_expected``, the share of early votes); the
+    share won by the longer answer with its CI against 0.5. Any argument may be None: that panel then
+    says "not available"."""
     fig = make_subplots(rows=2, cols=2, subplot_titles=_BIAS_TITLES, horizontal_spacing=0.1,
                         vertical_spacing=0.2)
     _share_with_ci(fig, position_share, position_ci, "left", 1, 1)
     _model_shares(fig, model_left_share, 1, 2)
-    _model_shares(fig, model_early_share, 2, 1)
+    _model_shares(fig, model_early_share, 2, 1, early_share_expected)
     _share_with_ci(fig, length_share, length_ci, "longer", 2, 2)
     fig.update_xaxes(title="", row=1, col=1)
     fig.update_yaxes(title="share of decisive votes", row=1, col=1)

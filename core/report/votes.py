@@ -145,9 +145,8 @@ def _figures(votes, global_rank, scopes, bias, order, build: bool) -> tuple[dict
         figs["rank_vs_dimension"] = charts.rank_vs_dimension(strength, ranks, "Rank vs dimension (BT Elo)")
     raw, strat = vd.scatter_series(votes, order)
     figs["winrate_scatter"] = charts.winrate_scatter(raw, strat, "Raw vs stratified win rate")
-    s, r, models = vd.head_to_head(votes)
-    diff = vd._frame(s - r, models, order)
-    figs["winrate_diff_heatmap_all"] = charts.winrate_diff_heatmap(diff, "Stratified − raw head-to-head win rate")
+    figs["winrate_diff_heatmap_all"] = charts.winrate_diff_heatmap(vd.head_to_head_diff(votes, order),
+                                                                   "Stratified − raw head-to-head win rate")
     if "game_dimension" in scopes and "game" in scopes:
         figs["winrate_share_stacked"] = charts.share_stacked(
             vd.gap_shares(scopes["game"], cell_rank, "winrate"), "win-rate gap to the game's top model",

@@ -62,7 +62,7 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summa
     return out
 
 
-def _frame(matrix: np.ndarray, models: list[str], order: list[str]) -> pd.DataFrame:
+def ordered_frame(matrix: np.ndarray, models: list[str], order: list[str]) -> pd.DataFrame:
     df = pd.DataFrame(matrix, index=models, columns=models)
     keep = [m for m in order if m in df.index] + [m for m in models if m not in order]
     return df.loc[keep, keep]
@@ -72,7 +72,7 @@ def winrate_frames(votes: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame,
     """(observed win rates, battle counts) K×K: row beats column; models in ``order`` first."""
     cells = compress_votes(analysed(votes))
     models = list(cells.models)
-    return _frame(observed_win_rates(cells), models, order), _frame(battle_matrix(cells), models, order)
+    return ordered_frame(observed_win_rates(cells), models, order), ordered_frame(battle_matrix(cells), models, order)
 
 
 def predicted_frame(ranking: Ranking) -> pd.DataFrame:
@@ -108,6 +108,12 @@ def head_to_head(votes: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]
     np.fill_diagonal(strat, np.nan)
     np.fill_diagonal(raw, np.nan)
     return strat, raw, models
+
+
+def head_to_head_diff(votes: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """Stratified minus raw head-to-head win rate, K×K (row vs column), models in ``order`` first."""
+    strat, raw, models = head_to_head(votes)
+    return ordered_frame(strat - raw, models, order)
 
 
 def scatter_series(votes: pd.DataFrame, order: list[str]) -> tuple[pd.Series, pd.Series]:
@@ -164,4 +170,6 @@ def bias_panel_args(report) -> dict[str, Any]:
             "position_ci": (pos.test.ci_low, pos.test.ci_high) if isinstance(pos, PositionTest) else None,
             "model_left_share": shares(report.model_position), "model_early_share": shares(report.time_exposure),
             "length_share": length.test.share if isinstance(length, LengthTest) else None,
-            "length_ci": (length.test.ci_low, length.test.ci_high) if isinstance(length, LengthTest) else None}
+            "length_ci": (length.test.ci_low, length.test.ci_high) if isinstance(length, LengthTest) else None,
+            "early_share_expected": (report.time_exposure.p0 if isinstance(report.time_exposure, TableTest)
+                                     else 0.5)}

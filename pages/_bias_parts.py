@@ -1,0 +1,109 @@
+"""Helpers of the Bias page: the cached diagnostics and the small views it repeats (no page flow here)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from core.bias import BiasReport, Unavailable, diagnose, length_points
+from core.bias_stats import p_text
+from core.filters import Filters
+from core.filters import apply as apply_filters
+from core.pairwise import battle_matrix, compress_votes
+from core.ranking import analysed_votes, without_absent_models
+from core.report import votes_data as vd
+from pages._shared import load_dataset
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float) -> dict:
+    """Diagnostics, length points, battle counts and raw-vs-corrected win rates of the filtered votes."""
+    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
+    report = diagnose(votes, alpha=alpha)
+    out: dict = {"report": report, "length": length_points(votes), "n_rows": len(votes)}
+    if report.n_votes == 0:
+        return out
+    corrections = report.corrections
+    order = [r.model for r in corrections.rows] if corrections is not None and not isinstance(
+        corrections, Unavailable) else []
+    used = without_absent_models(analysed_votes(votes)[0])[0]
+    cells = compress_votes(used)
+    out["battles"] = vd.ordered_frame(battle_matrix(cells), list(cells.models), order)
+    if order:
+        out["raw"], out["stratified"] = vd.scatter_series(votes, order)
+        out["diff"] = vd.head_to_head_diff(votes, order)
+    return out
+
+
+def tile(title: str, value: str, detail: str, flagged: bool | None, help_text: str) -> None:
+    """One of the four at-a-glance tiles: headline number, p-value line, verdict badge."""
+    with st.container(border=True):
+        st.markdown(f"**{title}**", help=help_text)
+        st.markdown(f"### {value}")
+        st.caption(detail)
+        if flagged is None:
+            st.badge("not available", color="gray")
+        elif flagged:
+            st.badge("bias detected", icon=":material/warning:", color="red")
+        else:
+            st.badge("no evidence of bias", icon=":material/check:", color="green")
+
+
+def tiles(report: BiasReport) -> list[dict]:
+    """The 2×2 panel (position × time) as four tiles: statistic, p, verdict."""
+    a = report.alpha
+    out = []
+    pos = report.position
+    if isinstance(pos, Unavailable) or pos.test.n == 0:
+        out.append(_missing("Left answer chosen", pos))
+    else:
+        out.append({"title": "Left answer chosen", "value": f"{pos.test.share:.1%}",
+                    "detail": f"{pos.test.k:,} of {pos.test.n:,} decisive votes · {p_text(pos.test.p_value)}",
+                    "flagged": pos.test.p_value < a, "help_text": pos.verdict})
+    order = report.order
+    if isinstance(order, Unavailable):
+        out.append(_missing("Order (fatigue)", order))
+    else:
+        d = order.decisive
+        early, late = d.x1 / d.n1 if d.n1 else math.nan, d.x2 / d.n2 if d.n2 else math.nan
+        flagged = (math.isfinite(d.p_value) and d.p_value < a) or (
+            order.accuracy is not None and math.isfinite(order.accuracy.p_value) and order.accuracy.p_value < a)
+        out.append({"title": "Order (fatigue)", "value": f"{early:.1%} → {late:.1%}",
+                    "detail": f"decisive votes early → late in a session · {p_text(d.p_value)}",
+                    "flagged": flagged, "help_text": order.verdict})
+    for title, test in (("Model shown on the left", report.model_position),
+                        ("Model shown early", report.time_exposure)):
+        if isinstance(test, Unavailable) or not math.isfinite(test.chi2):
+            out.append(_missing(title, test))
+            continue
+        n_flagged = sum(r.p_holm < a for r in test.per_model)
+        out.append({"title": title, "value": f"χ² = {test.chi2:,.1f}",
+                    "detail": f"{test.df} df · {p_text(test.p_value)} · {n_flagged} of {len(test.per_model)} "
+                              f"models flagged (Holm)",
+                    "flagged": test.p_value < a or n_flagged > 0, "help_text": test.verdict})
+    return out
+
+
+def _missing(title: str, test) -> dict:
+    reason = test.reason if isinstance(test, Unavailable) else getattr(test, "verdict", "not enough data")
+    return {"title": title, "value": "–", "detail": reason, "flagged": None, "help_text": reason}
+
+
+def corrections_table(report: BiasReport) -> pd.DataFrame | None:
+    c = report.corrections
+    if c is None or isinstance(c, Unavailable):
+        return None
+    return pd.DataFrame([{"Model": r.model, "Votes": r.n_votes, "Raw win rate": r.raw_win_rate,
+                          "Stratified win rate": r.stratified_win_rate, "Rank (raw)": r.rank_raw,
+                          "Rank (stratified)": r.rank_stratified, "Elo (BT)": r.elo, "Elo (IPW)": r.ipw_elo,
+                          "Rank (BT)": r.rank_bt, "Rank (IPW)": r.rank_ipw, "Rank changed": r.rank_changed}
+                         for r in c.rows])
+
+
+CORRECTION_FORMATS = {"Votes": st.column_config.NumberColumn(format="localized"),
+                      "Raw win rate": st.column_config.NumberColumn(format="%.3f"),
+                      "Stratified win rate": st.column_config.NumberColumn(format="%.3f"),
+                      "Elo (BT)": st.column_config.NumberColumn(format="%.1f"),
+                      "Elo (IPW)": st.column_config.NumberColumn(format="%.1f")}

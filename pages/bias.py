@@ -1,0 +1,115 @@
+"""Bias: the biases human A/B votes really have (position, fatigue, exposure, length, pairing) and the
+rankings after stratified and inverse-propensity corrections."""
+
+import streamlit as st
+
+from core.bias import Unavailable
+from core.charts.bias import length_curve, model_share_chart
+from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scatter
+from core.store import default_db_path
+from pages._bias_parts import CORRECTION_FORMATS, compute_bias, corrections_table, tile, tiles
+from pages._filters import active_filters
+from pages._shared import active_dataset, plain, through_router
+
+through_router()
+st.title("Bias")
+
+dataset = active_dataset("votes")
+if dataset is None:
+    st.info("The bias diagnostics need a votes dataset: pick one as the active dataset in the sidebar, or load "
+            "one on the Data page (upload a file or load the sample datasets).")
+    st.stop()
+
+filters = active_filters(dataset)
+left, right = st.columns([4, 1])
+left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
+             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
+alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
+                                 key="bias_alpha"))
+
+with st.spinner("Running the diagnostics…"):
+    result = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha)
+report = result["report"]
+if report.n_votes == 0:
+    st.info("No votes to diagnose" + (" after the sidebar filters: widen them." if filters.active else
+                                     ": every vote is a golden question or the dataset is empty."))
+    st.stop()
+st.caption(f"{report.n_votes:,} analysed votes"
+           + (f" ({report.n_golden:,} golden-question votes are left out)" if report.n_golden else ""))
+
+st.subheader("At a glance: position × time")
+for column, spec in zip(st.columns(4), tiles(report)):
+    with column:
+        tile(**spec)
+
+position, exposure, length, pairing, corrected, ipw = st.tabs(
+    ["Position", "Time exposure", "Length", "Pairing", "Raw vs corrected", "IPW weights"])
+with position:
+    if isinstance(report.position, Unavailable):
+        st.info(f"Not available: {report.position.reason}.")
+    else:
+        st.markdown(report.position.verdict)
+        st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
+                   f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
+    test = report.model_position
+    if isinstance(test, Unavailable):
+        st.info(f"Per-model positions not available: {test.reason}.")
+    else:
+        st.markdown(test.verdict)
+        st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, "on the left",
+                                          "Share of each model's appearances on the left"), key="bias_left_chart")
+with exposure:
+    if isinstance(report.order, Unavailable):
+        st.info(f"Order (fatigue) test not available: {report.order.reason}.")
+    else:
+        st.markdown(report.order.verdict)
+    test = report.time_exposure
+    if isinstance(test, Unavailable):
+        st.info(f"Time exposure not available: {test.reason}.")
+    else:
+        st.markdown(test.verdict)
+        st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, "early in a session",
+                                          "Share of each model's appearances early in a session"),
+                        key="bias_early_chart")
+        st.caption(f"Expected share {test.p0:.3f} = the share of all votes cast early (before the median "
+                   "time of the data).")
+with length:
+    if isinstance(report.length, Unavailable):
+        st.info(f"Not available: {report.length.reason}.")
+    else:
+        st.markdown(report.length.verdict)
+        points = result["length"]
+        st.plotly_chart(length_curve(*points, report.length.fit, alpha=alpha), key="bias_length_chart")
+with pairing:
+    test = report.pairing
+    if isinstance(test, Unavailable):
+        st.info(f"Not available: {test.reason}.")
+    else:
+        st.markdown(test.verdict)
+        st.caption(f"{test.n_pairs:,} pairs · {test.zero_pairs:,} never compared · battles per pair from "
+                   f"{test.min_count:,} to {test.max_count:,}.")
+        st.plotly_chart(battle_heatmap(result["battles"], title="Battles per pair"), key="bias_pairing_chart")
+with corrected:
+    table = corrections_table(report)
+    if table is None:
+        st.info("Corrections need votes between at least two models.")
+    else:
+        moved = int(table["Rank changed"].sum())
+        st.caption(f"Stratified: win rate averaged over the (side × period) strata; IPW: Bradley–Terry with "
+                   f"inverse-propensity weights. {moved} of {len(table)} models change rank under a correction.")
+        st.dataframe(table, hide_index=True, column_config=CORRECTION_FORMATS, key="bias_corrections")
+        a, b = st.columns(2)
+        a.plotly_chart(winrate_scatter(result["raw"], result["stratified"]), key="bias_scatter")
+        b.plotly_chart(winrate_diff_heatmap(result["diff"]), key="bias_diff")
+with ipw:
+    s = report.ipw
+    if isinstance(s, Unavailable):
+        st.info(f"Not available: {s.reason}.")
+    else:
+        a, b, c, d = st.columns(4)
+        a.metric("Kish effective sample size", f"{s.n_eff:,.0f}", help="(Σw)² / Σw²: the votes the weighted "
+                 "data is worth.")
+        b.metric("Design effect", f"{s.design_effect:.3f}", help="n / ESS: how much the weights inflate variance.")
+        c.metric("Empty cells", f"{s.empty_cells:,} of {s.grid_cells:,}", help="Model × side × period cells "
+                 "without votes: no weight can correct what was never shown.")
+        d.metric("Truncated weights", f"{s.truncated:,}", help="Weights capped to keep the variance bounded.")
