@@ -12,6 +12,7 @@ PAGES = [
     st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
     st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
+    st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
 ]
 
 navigation = st.navigation(PAGES)

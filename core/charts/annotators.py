@@ -1,0 +1,76 @@
+"""Figures of annotator quality (METHODS §7): accuracy against fast answers, and response times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from core.charts._common import labels, unavailable
+
+STATUS_COLOURS = {"qualified": "#2ca02c", "unqualified": "#d62728", "not_evaluable": "#7f7f7f"}
+
+
+def quality_scatter(quality: pd.DataFrame, max_fast_rate: float, min_accuracy: float,
+                    title: str = "Golden accuracy vs fast answers") -> go.Figure:
+    """One point per annotator (size ~ votes, colour = status) with the two qualification thresholds.
+    Annotators without golden answers sit on the bottom edge (accuracy unknown, drawn at 0, open marker)."""
+    fig = go.Figure()
+    if len(quality) == 0:
+        unavailable(fig, "no annotator_id column")
+        return fig
+    size = 8 + 22 * np.sqrt(quality["n_votes"].to_numpy(float) / max(quality["n_votes"].max(), 1))
+    for status, colour in STATUS_COLOURS.items():
+        rows = quality["status"] == status
+        if not rows.any():
+            continue
+        q = quality[rows]
+        accuracy = q["golden_accuracy"].to_numpy(float)
+        known = np.isfinite(accuracy)
+        fast = q["fast_rate"].to_numpy(float)
+        fig.add_trace(go.Scatter(
+            x=np.nan_to_num(fast, nan=0.0), y=np.where(known, accuracy, 0.0), mode="markers",
+            name=status.replace("_", " "),
+            marker={"size": size[rows.to_numpy()], "color": colour, "opacity": 0.8,
+                    "symbol": np.where(known, "circle", "circle-open").tolist(), "line": {"width": 1, "color": colour}},
+            text=labels(q["annotator_id"]),
+            customdata=np.column_stack([q["n_votes"], q["n_golden"], np.where(known, accuracy, np.nan), fast]),
+            hovertemplate="%{text}<br>%{customdata[0]:,} votes, %{customdata[1]:,} golden<br>"
+                          "golden accuracy %{customdata[2]:.2f}<br>fast answers %{customdata[3]:.1%}<extra></extra>"))
+    fig.add_vline(x=max_fast_rate, line={"color": "#d62728", "dash": "dash", "width": 1},
+                  annotation_text=f"fast rate {max_fast_rate:.0%}", annotation_position="top right")
+    fig.add_hline(y=min_accuracy, line={"color": "#d62728", "dash": "dash", "width": 1},
+                  annotation_text=f"accuracy {min_accuracy:.2f}", annotation_position="bottom right")
+    fig.update_xaxes(title="share of votes faster than the threshold", range=[-0.02, 1.02], tickformat=".0%",
+                     showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(title="golden-question accuracy", range=[-0.04, 1.04], showgrid=True, gridcolor="#eee")
+    fig.update_layout(title=title, height=460, plot_bgcolor="white", legend={"orientation": "h", "y": -0.2},
+                      margin={"l": 20, "r": 20, "t": 70, "b": 20})
+    return fig
+
+
+def response_time_histogram(seconds: np.ndarray, fast_seconds: float, bins: int = 60,
+                            title: str = "Response times") -> go.Figure:
+    """Histogram of response times on a log axis (binned here, so a million votes draw as 60 bars), with
+    the fast-answer threshold."""
+    fig = go.Figure()
+    t = np.asarray(seconds, dtype=float)
+    t = t[np.isfinite(t) & (t > 0)]
+    if len(t) == 0:
+        unavailable(fig, "no response times")
+        return fig
+    lo, hi = np.log10(max(t.min(), 0.05)), np.log10(t.max())
+    edges = 10 ** np.linspace(lo, max(hi, lo + 1e-6), bins + 1)
+    counts, _ = np.histogram(np.clip(t, edges[0], edges[-1]), bins=edges)
+    centres = np.sqrt(edges[:-1] * edges[1:])
+    fast = edges[1:] <= fast_seconds
+    fig.add_trace(go.Bar(x=centres, y=counts, width=np.diff(edges), marker_color=np.where(fast, "#d62728", "#1f77b4"),
+                         customdata=np.column_stack([edges[:-1], edges[1:]]), showlegend=False,
+                         hovertemplate="%{customdata[0]:.2f}–%{customdata[1]:.2f} s: %{y:,} votes<extra></extra>"))
+    fig.add_vline(x=fast_seconds, line={"color": "#d62728", "dash": "dash", "width": 1},
+                  annotation_text=f"{fast_seconds:g} s", annotation_position="top right")
+    fig.update_xaxes(title="response time (s, log scale)", type="log", showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(title="votes", showgrid=True, gridcolor="#eee")
+    fig.update_layout(title=title, height=380, plot_bgcolor="white", bargap=0,
+                      margin={"l": 20, "r": 20, "t": 70, "b": 20})
+    return fig

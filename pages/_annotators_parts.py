@@ -1,0 +1,64 @@
+"""Helpers of the Annotators page: the cached report and its tables (no page flow here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core import annotator_report
+from core.annotators import apply_policy
+from core.filters import Filters
+from core.filters import apply as apply_filters
+from core.ranking import RankingError, RankSettings, rank_votes
+from pages._shared import load_dataset
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float) -> dict:
+    """Quality, agreement, response times and the rankings with and without the unqualified."""
+    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
+    report = annotator_report.build(votes, alpha=alpha)
+    times = votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])
+    return {"report": report, "times": times, "comparison": _with_and_without(votes)}
+
+
+def _with_and_without(votes: pd.DataFrame) -> pd.DataFrame | str:
+    """Model × (rank, Elo) with every vote and with the unqualified annotators' votes left out."""
+    kept, summary = apply_policy(votes, "exclude")
+    settings = RankSettings(scheme="bt", ci="none")
+    try:
+        every = {r.model: r for r in rank_votes(votes, settings).rows}
+        qualified = {r.model: r for r in rank_votes(kept, settings).rows} if summary["unqualified_votes"] else every
+    except (RankingError, ValueError) as exc:
+        return str(exc)
+    rows = []
+    for model, r in every.items():
+        q = qualified.get(model)
+        rows.append({"Model": model, "Rank (all votes)": r.rank, "Elo (all votes)": r.rating,
+                     "Rank (qualified only)": q.rank if q else None, "Elo (qualified only)": q.rating if q else np.nan,
+                     "Rank change": (r.rank - q.rank) if q else None})
+    frame = pd.DataFrame(rows).sort_values(["Rank (qualified only)", "Model"], na_position="last")
+    return frame.astype({"Rank (qualified only)": "Int64", "Rank change": "Int64"})
+
+
+def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "Annotator": quality["annotator_id"].astype(str), "Status": quality["status"].str.replace("_", " "),
+        "Votes": quality["n_votes"], "Golden": quality["n_golden"], "Golden accuracy": quality["golden_accuracy"],
+        "CI low": quality["golden_ci_low"], "CI high": quality["golden_ci_high"], "Fast rate": quality["fast_rate"],
+        "Reasons": ["; ".join(r) for r in quality["reasons"]]})
+
+
+QUALITY_FORMATS = {"Votes": st.column_config.NumberColumn(format="localized"),
+                   "Golden": st.column_config.NumberColumn(format="localized"),
+                   "Golden accuracy": st.column_config.NumberColumn(format="%.3f"),
+                   "CI low": st.column_config.NumberColumn(format="%.3f"),
+                   "CI high": st.column_config.NumberColumn(format="%.3f"),
+                   "Fast rate": st.column_config.NumberColumn(format="percent")}
+COMPARISON_FORMATS = {"Elo (all votes)": st.column_config.NumberColumn(format="%.1f"),
+                      "Elo (qualified only)": st.column_config.NumberColumn(format="%.1f")}
+
+
+def coefficient(value) -> str:
+    return "–" if value is None or not np.isfinite(value) else f"{value:.3f}"

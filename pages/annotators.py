@@ -1,0 +1,94 @@
+"""Annotators: who can be trusted (golden accuracy, fast answers), how much they agree, and what leaving
+the unqualified out does to the ranking."""
+
+import pandas as pd
+import streamlit as st
+
+from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY
+from core.charts.annotators import quality_scatter, response_time_histogram
+from core.store import default_db_path
+from pages._annotators_parts import (
+    COMPARISON_FORMATS,
+    QUALITY_FORMATS,
+    coefficient,
+    compute_annotators,
+    quality_table,
+)
+from pages._filters import active_filters
+from pages._shared import active_dataset, plain, through_router
+
+through_router()
+st.title("Annotators")
+
+dataset = active_dataset("votes")
+if dataset is None:
+    st.info("Annotator quality needs a votes dataset with an annotator_id column: pick one as the active dataset "
+            "in the sidebar, or load one on the Data page (upload a file or load the sample datasets).")
+    st.stop()
+if "annotator_id" not in dataset.columns:
+    st.info(f"Dataset **{plain(dataset.name)}** has no annotator_id column: there is nobody to assess. Votes "
+            "with annotator ids (and golden questions or response times) unlock this page.")
+    st.stop()
+
+filters = active_filters(dataset)
+left, right = st.columns([4, 1])
+left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
+             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
+alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=0.5, value=0.05, step=0.01,
+                                 format="%.3f", key="annotators_alpha"))
+
+with st.spinner("Assessing annotators…"):
+    result = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha)
+report = result["report"]
+quality = report.quality
+if len(quality) == 0:
+    st.info("No votes with an annotator after the sidebar filters." if filters.active else "No annotated votes.")
+    st.stop()
+
+counts = quality["status"].value_counts()
+a, b, c, d = st.columns(4)
+a.metric("Annotators", f"{len(quality):,}")
+b.metric("Qualified", f"{counts.get('qualified', 0):,}")
+c.metric("Unqualified", f"{counts.get('unqualified', 0):,}")
+d.metric("Not evaluable", f"{counts.get('not_evaluable', 0):,}", help="Fewer than "
+         f"{MIN_GOLDEN} golden answers and no response times: no rule can be applied.")
+st.caption(f"Unqualified: golden accuracy below {MIN_GOLDEN_ACCURACY:.2f} (with at least {MIN_GOLDEN} golden "
+           f"answers), or more than {MAX_FAST_RATE:.0%} of votes faster than {FAST_SECONDS:g} s.")
+
+st.subheader("Quality")
+st.dataframe(quality_table(quality), hide_index=True, column_config=QUALITY_FORMATS, key="annotators_quality")
+scatter, times = st.columns(2)
+scatter.plotly_chart(quality_scatter(quality, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY), key="annotators_scatter")
+times.plotly_chart(response_time_histogram(result["times"], FAST_SECONDS), key="annotators_times")
+
+st.subheader("Agreement")
+ag = report.agreement
+if ag["n_items"] == 0:
+    st.info("No item (same query and pair of models) was rated by two or more annotators: agreement cannot be "
+            "measured.")
+else:
+    a, b, c = st.columns(3)
+    a.metric("Items rated by several annotators", f"{ag['n_items']:,}")
+    b.metric("Krippendorff's α", coefficient(ag["krippendorff_alpha"]),
+             help="Nominal α over left / right / tie on every multiply-rated item; 1 = perfect, 0 = chance.")
+    c.metric("Fleiss' κ", coefficient(ag["fleiss_kappa"]),
+             help=f"On the {ag.get('fleiss_n_items', 0):,} items with the most common number of raters "
+                  f"({ag.get('fleiss_raters_per_item')}).")
+    pairs = pd.DataFrame(ag["cohen_kappa"])
+    if len(pairs):
+        with st.expander(f"Cohen's κ for {len(pairs):,} annotator pairs"):
+            st.dataframe(pairs.rename(columns={"annotator_1": "Annotator 1", "annotator_2": "Annotator 2",
+                                               "n_items": "Shared items", "kappa": "κ"}),
+                         hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
+                         key="annotators_pairs")
+
+st.subheader("Ranking with and without the unqualified")
+comparison = result["comparison"]
+if isinstance(comparison, str):
+    st.error(f"No ranking: {plain(comparison)}")
+else:
+    effect = report.exclusion_effect
+    moved = int((comparison["Rank change"].fillna(0) != 0).sum())
+    st.caption(f"Bradley–Terry (no intervals) on every vote and on the qualified annotators' votes only "
+               f"({effect.get('votes_excluded', 0):,} votes left out); {moved} models change rank.")
+    st.dataframe(comparison, hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")

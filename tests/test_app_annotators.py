@@ -1,0 +1,54 @@
+"""The Annotators page through app.py with AppTest: empty states, the planted random clickers, filters."""
+
+from __future__ import annotations
+
+from core.io import load
+from core.samples import RANDOM_CLICKERS
+from core.store import Store
+from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
+from tests.test_app_data import run, texts
+
+
+def test_empty_store_says_what_to_do(app_router):
+    at = open_page("annotators")
+    assert "votes dataset" in texts(at.main.info)[0]
+
+
+def test_votes_without_annotators_say_what_is_missing(app_router, db_path):
+    with Store(db_path) as store:
+        dataset = store.ingest(load(b"model_a,model_b,winner\na,b,model_a\nb,a,tie\n", name="plain.csv")).dataset
+    at = open_page("annotators", dataset.id)
+    [info] = texts(at.main.info)
+    assert "no annotator_id column" in info
+
+
+def test_the_random_clickers_are_unqualified(app_router, samples):
+    at = open_page("annotators", samples["arena_demo"])
+    assert not at.error
+    quality = at.dataframe[0].value
+    unqualified = set(quality.loc[quality["Status"] == "unqualified", "Annotator"])
+    assert set(RANDOM_CLICKERS) <= unqualified
+    assert (quality.loc[quality["Annotator"].isin(RANDOM_CLICKERS), "Fast rate"] > 0.3).all()
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Unqualified"]) == len(unqualified)
+    assert int(metrics["Annotators"].replace(",", "")) == len(quality)
+    assert -1 <= float(metrics["Krippendorff's α"]) <= 1
+    assert len(at.get("plotly_chart")) == 2
+    comparison = [d.value for d in at.dataframe if "Rank (all votes)" in d.value.columns][0]
+    assert sorted(comparison["Rank (qualified only)"].dropna()) == sorted(comparison["Rank (all votes)"])
+
+
+def test_a_game_filter_narrows_every_count(app_router, samples):
+    at = open_page("annotators", samples["arena_demo"])
+    total = at.dataframe[0].value["Votes"].sum()
+    at.multiselect(key=f"filter_game_id_{samples['arena_demo']}").set_value(["chat"])
+    run(at)
+    assert not at.error
+    assert 0 < at.dataframe[0].value["Votes"].sum() < total
+
+
+def test_a_larger_alpha_narrows_the_accuracy_intervals(app_router, samples):
+    wide = open_page("annotators", samples["arena_demo"], annotators_alpha=0.01).dataframe[0].value
+    narrow = open_page("annotators", samples["arena_demo"], annotators_alpha=0.2).dataframe[0].value
+    width = lambda q: (q["CI high"] - q["CI low"]).mean()  # noqa: E731
+    assert width(narrow) < width(wide)
