@@ -1,0 +1,50 @@
+"""A campaign's votes as a votes dataset in the Store, so every analysis page can use them.
+
+``publish`` writes the current votes as a new snapshot (through :func:`core.io.load`, the same
+validation as any uploaded file) and only then deletes the previous snapshot of the same campaign: an
+error at any step leaves the previous snapshot in place, never zero. Snapshots are recognised by their
+source, ``campaign:<name>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.campaign.store import CampaignError, connect, get_campaign
+from core.campaign.votes import vote_records
+from core.io import load
+from core.store import Dataset, Store
+
+SOURCE_PREFIX = "campaign:"
+
+
+def snapshot_source(campaign_name: str) -> str:
+    return SOURCE_PREFIX + campaign_name
+
+
+def campaign_of_dataset(dataset: Dataset) -> str | None:
+    """The campaign a dataset is a snapshot of, or None."""
+    return dataset.source[len(SOURCE_PREFIX):] if dataset.source.startswith(SOURCE_PREFIX) else None
+
+
+def publish(db_path: str | Path, campaign: str) -> Dataset:
+    """Store the campaign's votes as the votes dataset ``campaign <name>`` (replacing its previous snapshot)."""
+    conn = connect(db_path)
+    try:
+        info = get_campaign(conn, campaign)
+        frame = vote_records(conn, info)
+    finally:
+        conn.close()
+    if frame.empty:
+        raise CampaignError(f"campaign {info.name!r} has no votes yet: nothing to publish")
+    if frame["category"].isna().all():
+        frame = frame.drop(columns="category")
+    source = snapshot_source(info.name)
+    loaded = load(frame.to_csv(index=False).encode(), kind="votes", name=source, format="csv")
+    with Store(db_path) as store:
+        previous = [d for d in store.datasets() if d.source == source]
+        result = store.ingest(loaded, name=f"campaign {info.name}")
+        for old in previous:
+            if old.id != result.dataset.id:
+                store.delete(old.id)
+        return result.dataset

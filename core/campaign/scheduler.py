@@ -1,0 +1,184 @@
+"""The next item for an annotator: balanced pairs, counterbalanced sides, golden items at random points.
+
+Rules, in order:
+
+1. An item served but not yet voted on is served again (a reload, a restart or a second tab shows the
+   same comparison; its display clock restarts).
+2. Golden items: each serve is golden with probability ``golden_rate``, decided by a random draw seeded
+   by (campaign seed, annotator, serve number). A Bernoulli draw rather than a fixed block schedule
+   ("one in every ten") so that nothing about the last golden item tells the annotator when the next
+   one comes; the golden count per annotator is then exactly Binomial(n, rate). The correct answer is
+   put on a random side. An annotator never sees the same golden item twice; when all are used, the
+   serve is an ordinary pair.
+3. Pairs: the model pair shown least often so far across the campaign (ties at random), so pair counts
+   stay within one of each other and every model is shown at an even pace over time; within it, the
+   query this annotator has not seen for this pair that was shown least often.
+4. Sides: the model that was on the left less often *within this pair* goes left (each pair's
+   orientation stays within one of even); when the pair is even, the model with the smaller overall
+   left-minus-right count goes left; then at random.
+
+Counters (per pair, per model and side, per pair and query) are kept in tables and updated in the serve
+transaction, so a serve costs a few indexed reads whatever the number of votes. They count *served*
+items: counting only votes would let concurrent annotators all draw the same least-shown pair.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
+from core.campaign.store import Campaign, TokenError, campaign_for_token, transaction
+
+
+@dataclass(frozen=True)
+class ServedItem:
+    """What the Vote page shows. Model identities are not here: they stay in the database."""
+
+    assignment_id: int
+    prompt: str
+    answer_a: str
+    answer_b: str
+    dimensions: tuple[str, ...]
+    done: int
+    target: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    target: int
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.target
+
+
+def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None) -> ServedItem | None:
+    """The item to show this token's annotator now, or None when the target is reached or nothing is left.
+
+    Raises TokenError for an unknown or revoked token.
+    """
+    campaign, digest = campaign_for_token(conn, token)
+    now = time.time() if now is None else now
+    with transaction(conn):
+        row = conn.execute("SELECT served, done, revoked FROM campaign_tokens WHERE token_hash = ?",
+                           [digest]).fetchone()
+        if row is None or row[2]:
+            raise TokenError()
+        served, done, _ = row
+        open_id = conn.execute("SELECT id FROM campaign_assignments WHERE token_hash = ? AND voted = 0 "
+                               "ORDER BY id LIMIT 1", [digest]).fetchone()
+        if open_id is not None:
+            conn.execute("UPDATE campaign_assignments SET shown_at = ? WHERE id = ?", [now, open_id[0]])
+            assignment_id = open_id[0]
+        elif done >= campaign.target:
+            return None
+        else:
+            rng = random.Random(f"{campaign.seed}:{digest}:{served + 1}")
+            assignment_id = None
+            if rng.random() < campaign.golden_rate:
+                assignment_id = _serve_golden(conn, campaign, digest, served + 1, rng, now)
+            if assignment_id is None:
+                assignment_id = _serve_pair(conn, campaign, digest, served + 1, rng, now)
+            if assignment_id is None:
+                return None
+            conn.execute("UPDATE campaign_tokens SET served = served + 1 WHERE token_hash = ?", [digest])
+        return _item(conn, campaign, assignment_id, done)
+
+
+def progress_of(conn: sqlite3.Connection, token: str) -> Progress:
+    campaign, digest = campaign_for_token(conn, token)
+    done = conn.execute("SELECT done FROM campaign_tokens WHERE token_hash = ?", [digest]).fetchone()[0]
+    return Progress(int(done), campaign.target)
+
+
+def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
+    unseen = [r[0] for r in conn.execute(
+        "SELECT id FROM campaign_golden g WHERE campaign_id = ? AND NOT EXISTS (SELECT 1 FROM campaign_assignments a "
+        "WHERE a.token_hash = ? AND a.golden_id = g.id) ORDER BY id", [campaign.id, digest])]
+    if not unseen:
+        return None
+    golden_id = rng.choice(unseen)
+    correct, wrong = conn.execute("SELECT correct_clean, wrong_clean FROM campaign_golden WHERE id = ?",
+                                  [golden_id]).fetchone()
+    correct_left = rng.random() < 0.5
+    left, right = (GOLDEN_CORRECT, GOLDEN_WRONG) if correct_left else (GOLDEN_WRONG, GOLDEN_CORRECT)
+    len_a, len_b = (len(correct), len(wrong)) if correct_left else (len(wrong), len(correct))
+    return conn.execute(
+        "INSERT INTO campaign_assignments (campaign_id, token_hash, seq, golden_id, left_model, right_model, "
+        "golden_answer, shown_at, len_a, len_b) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [campaign.id, digest, seq, golden_id, left, right, "model_a" if correct_left else "model_b", now,
+         len_a, len_b]).lastrowid
+
+
+def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
+    pairs = conn.execute("SELECT id, model_lo, model_hi, shown, lo_left FROM campaign_pairs WHERE campaign_id = ? "
+                         "ORDER BY shown", [campaign.id]).fetchall()
+    # Least shown first, ties in random order; a pair this annotator has exhausted gives way to the next.
+    pairs.sort(key=lambda p: (p[3], rng.random()))
+    for pair_id, lo, hi, shown, lo_left in pairs:
+        query_id = _unseen_query(conn, pair_id, digest, rng)
+        if query_id is None:
+            continue
+        lo_goes_left = _lo_goes_left(conn, campaign, lo, hi, shown, lo_left, rng)
+        left, right = (lo, hi) if lo_goes_left else (hi, lo)
+        text_a, text_b = (_answer(conn, campaign, query_id, m) for m in (left, right))
+        conn.execute("UPDATE campaign_pairs SET shown = shown + 1, lo_left = lo_left + ? WHERE id = ?",
+                     [int(lo_goes_left), pair_id])
+        conn.execute("UPDATE campaign_pair_queries SET shown = shown + 1 WHERE pair_id = ? AND query_id = ?",
+                     [pair_id, query_id])
+        conn.execute("UPDATE campaign_model_sides SET n_left = n_left + 1 WHERE campaign_id = ? AND model = ?",
+                     [campaign.id, left])
+        conn.execute("UPDATE campaign_model_sides SET n_right = n_right + 1 WHERE campaign_id = ? AND model = ?",
+                     [campaign.id, right])
+        return conn.execute(
+            "INSERT INTO campaign_assignments (campaign_id, token_hash, seq, pair_id, query_id, left_model, "
+            "right_model, shown_at, len_a, len_b) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [campaign.id, digest, seq, pair_id, query_id, left, right, now, len(text_a), len(text_b)]).lastrowid
+    return None
+
+
+def _unseen_query(conn, pair_id: int, digest: str, rng: random.Random) -> str | None:
+    rows = conn.execute(
+        "SELECT query_id, shown FROM campaign_pair_queries pq WHERE pair_id = ? AND NOT EXISTS ("
+        "SELECT 1 FROM campaign_assignments a WHERE a.token_hash = ? AND a.pair_id = pq.pair_id "
+        "AND a.query_id = pq.query_id) ORDER BY shown LIMIT 16", [pair_id, digest]).fetchall()
+    if not rows:
+        return None
+    least = [q for q, shown in rows if shown == rows[0][1]]
+    return rng.choice(least)
+
+
+def _lo_goes_left(conn, campaign: Campaign, lo: str, hi: str, shown: int, lo_left: int, rng: random.Random) -> bool:
+    lo_right = shown - lo_left
+    if lo_left != lo_right:
+        return lo_left < lo_right
+    sides = dict(conn.execute("SELECT model, n_left - n_right FROM campaign_model_sides WHERE campaign_id = ? "
+                              "AND model IN (?, ?)", [campaign.id, lo, hi]).fetchall())
+    if sides[lo] != sides[hi]:
+        return sides[lo] < sides[hi]
+    return rng.random() < 0.5
+
+
+def _answer(conn, campaign: Campaign, query_id: str, model: str) -> str:
+    return conn.execute("SELECT clean_text FROM campaign_answers WHERE campaign_id = ? AND query_id = ? AND model = ?",
+                        [campaign.id, query_id, model]).fetchone()[0]
+
+
+def _item(conn, campaign: Campaign, assignment_id: int, done: int) -> ServedItem:
+    query_id, golden_id, left, right = conn.execute(
+        "SELECT query_id, golden_id, left_model, right_model FROM campaign_assignments WHERE id = ?",
+        [assignment_id]).fetchone()
+    if golden_id is not None:
+        question, correct, wrong = conn.execute(
+            "SELECT question, correct_clean, wrong_clean FROM campaign_golden WHERE id = ?", [golden_id]).fetchone()
+        text_a, text_b = (correct, wrong) if left == GOLDEN_CORRECT else (wrong, correct)
+        prompt = question
+    else:
+        prompt = conn.execute("SELECT prompt FROM campaign_queries WHERE campaign_id = ? AND query_id = ?",
+                              [campaign.id, query_id]).fetchone()[0]
+        text_a, text_b = _answer(conn, campaign, query_id, left), _answer(conn, campaign, query_id, right)
+    return ServedItem(assignment_id, prompt, text_a, text_b, campaign.dimensions, done, campaign.target)

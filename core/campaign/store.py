@@ -1,0 +1,291 @@
+"""Campaign tables in the Store's SQLite file, and creating campaigns and annotator tokens.
+
+All tables are named ``campaign_*`` and created here; the Store's own tables are never touched. Every
+write is one short ``BEGIN IMMEDIATE`` transaction on a WAL database with a busy timeout, so several
+annotators (each Streamlit session has its own connection) can vote at the same time: writers queue
+for a few milliseconds instead of failing, and a committed vote survives a crash.
+
+Tokens are random secrets shown to the owner once; only their SHA-256 is stored. The ``annotator_id``
+written into published votes is derived from that hash, so the token itself never leaves this table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from core.campaign.inputs import pair_items
+from core.cleaning import CleaningRules, clean_answer
+from core.schema import DEFAULT_DIMENSION
+
+BUSY_TIMEOUT_MS = 10_000
+DEFAULT_GOLDEN_RATE = 0.1
+DEFAULT_TARGET = 100
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS campaign_campaigns (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
+    dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
+    seed INTEGER NOT NULL, cleaning TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS campaign_queries (
+    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
+    category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
+CREATE TABLE IF NOT EXISTS campaign_answers (
+    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, model TEXT NOT NULL,
+    raw_text TEXT NOT NULL, clean_text TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id, model));
+CREATE TABLE IF NOT EXISTS campaign_golden (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, question TEXT NOT NULL,
+    correct_raw TEXT NOT NULL, correct_clean TEXT NOT NULL, wrong_raw TEXT NOT NULL,
+    wrong_clean TEXT NOT NULL, category TEXT);
+CREATE INDEX IF NOT EXISTS campaign_golden_by_campaign ON campaign_golden (campaign_id);
+CREATE TABLE IF NOT EXISTS campaign_tokens (
+    token_hash TEXT PRIMARY KEY, campaign_id INTEGER NOT NULL, annotator_id TEXT NOT NULL,
+    label TEXT, revoked INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL,
+    served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
+-- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left),
+-- per model and side, per (pair, query).
+CREATE TABLE IF NOT EXISTS campaign_pairs (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
+    shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
+CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
+CREATE TABLE IF NOT EXISTS campaign_model_sides (
+    campaign_id INTEGER NOT NULL, model TEXT NOT NULL, n_left INTEGER NOT NULL DEFAULT 0,
+    n_right INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign_id, model));
+CREATE TABLE IF NOT EXISTS campaign_pair_queries (
+    pair_id INTEGER NOT NULL, query_id TEXT NOT NULL, shown INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (pair_id, query_id));
+CREATE INDEX IF NOT EXISTS campaign_pair_queries_by_count ON campaign_pair_queries (pair_id, shown);
+-- Served items. A pair item is never served twice to one annotator (the unique index enforces it).
+CREATE TABLE IF NOT EXISTS campaign_assignments (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, token_hash TEXT NOT NULL, seq INTEGER NOT NULL,
+    pair_id INTEGER, query_id TEXT, golden_id INTEGER, left_model TEXT NOT NULL, right_model TEXT NOT NULL,
+    golden_answer TEXT, shown_at REAL NOT NULL, len_a INTEGER NOT NULL, len_b INTEGER NOT NULL,
+    voted INTEGER NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_once ON campaign_assignments (token_hash, pair_id, query_id)
+    WHERE pair_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_golden_once ON campaign_assignments (token_hash, golden_id)
+    WHERE golden_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS campaign_assignments_open ON campaign_assignments (token_hash, voted);
+CREATE INDEX IF NOT EXISTS campaign_assignments_by_campaign ON campaign_assignments (campaign_id, voted);
+CREATE TABLE IF NOT EXISTS campaign_votes (
+    id INTEGER PRIMARY KEY, assignment_id INTEGER NOT NULL, dimension TEXT NOT NULL, winner TEXT NOT NULL,
+    voted_at REAL NOT NULL, response_time_s REAL NOT NULL, UNIQUE (assignment_id, dimension));
+"""
+
+
+class CampaignError(ValueError):
+    """A campaign request that cannot be carried out (unknown name, bad setting …); nothing was changed."""
+
+
+class TokenError(PermissionError):
+    """The token is unknown or revoked: it cannot vote."""
+
+    def __str__(self) -> str:
+        return "this token is not valid (unknown or revoked)"
+
+
+@dataclass(frozen=True)
+class Campaign:
+    id: int
+    name: str
+    dimensions: tuple[str, ...]
+    golden_rate: float
+    target: int  # items each annotator is asked to judge
+    seed: int
+    cleaning: CleaningRules
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    """A new token, shown once: the owner hands ``token`` to the annotator called ``label``."""
+
+    token: str
+    annotator_id: str
+    label: str
+
+
+_initialised: set[str] = set()
+
+
+def connect(db_path: str | Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, with a busy timeout."""
+    path = Path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    if str(path) not in _initialised or not _has_schema(conn):
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.executescript(SCHEMA)
+        _initialised.add(str(path))
+    # NORMAL in WAL mode: a committed transaction survives a crash of the process (not of the OS before the
+    # next checkpoint), and never corrupts the file.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def _has_schema(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'campaign_votes'").fetchone() is not None
+
+
+class transaction:
+    """``with transaction(conn):`` — BEGIN IMMEDIATE … COMMIT, ROLLBACK on any error."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.strip().encode()).hexdigest()
+
+
+def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, golden: pd.DataFrame | None = None,
+                    dimensions: Sequence[str] = (DEFAULT_DIMENSION,), golden_rate: float = DEFAULT_GOLDEN_RATE,
+                    target: int = DEFAULT_TARGET, cleaning: CleaningRules = CleaningRules(),
+                    seed: int | None = None) -> Campaign:
+    """Store a campaign from validated answers (and golden items) in one transaction."""
+    name = _check_settings(name, dimensions, golden_rate, target)
+    dimensions = tuple(d.strip() for d in dimensions)
+    if golden_rate > 0 and (golden is None or golden.empty):
+        raise CampaignError(f"golden_rate is {golden_rate:g} but there are no golden items: add a golden file "
+                            "or set the golden rate to 0")
+    seed = secrets.randbits(31) if seed is None else int(seed)
+    with transaction(conn):
+        if conn.execute("SELECT 1 FROM campaign_campaigns WHERE name = ?", [name]).fetchone():
+            raise CampaignError(f"a campaign named {name!r} already exists")
+        campaign_id = conn.execute(
+            "INSERT INTO campaign_campaigns (name, created_at, dimensions, golden_rate, target, seed, cleaning) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [name, time.time(), json.dumps(dimensions), float(golden_rate), int(target), seed,
+             json.dumps(asdict(cleaning))]).lastrowid
+        queries = answers.drop_duplicates("query_id")
+        conn.executemany("INSERT INTO campaign_queries VALUES (?, ?, ?, ?, ?)",
+                         [(campaign_id, q, p, c, g) for q, p, c, g in
+                          queries[["query_id", "prompt", "category", "game_id"]].itertuples(index=False)])
+        conn.executemany("INSERT INTO campaign_answers VALUES (?, ?, ?, ?, ?)",
+                         [(campaign_id, q, m, a, clean_answer(a, cleaning)) for q, m, a in
+                          answers[["query_id", "model", "answer"]].itertuples(index=False)])
+        for model in sorted(set(answers["model"])):
+            conn.execute("INSERT INTO campaign_model_sides (campaign_id, model) VALUES (?, ?)", [campaign_id, model])
+        items = pair_items(answers)
+        pair_ids = {}
+        for lo, hi in sorted(set(zip(items["model_lo"], items["model_hi"]))):
+            pair_ids[lo, hi] = conn.execute("INSERT INTO campaign_pairs (campaign_id, model_lo, model_hi) "
+                                            "VALUES (?, ?, ?)", [campaign_id, lo, hi]).lastrowid
+        conn.executemany("INSERT INTO campaign_pair_queries (pair_id, query_id) VALUES (?, ?)",
+                         [(pair_ids[lo, hi], q) for q, lo, hi in items.itertuples(index=False)])
+        if golden is not None:
+            conn.executemany(
+                "INSERT INTO campaign_golden (campaign_id, question, correct_raw, correct_clean, wrong_raw, "
+                "wrong_clean, category) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(campaign_id, q, c, clean_answer(c, cleaning), w, clean_answer(w, cleaning), cat)
+                 for q, c, w, cat in golden[["question", "correct_answer", "wrong_answer", "category"]]
+                 .itertuples(index=False)])
+    return get_campaign(conn, name)
+
+
+def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, target: int) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise CampaignError("the campaign needs a name")
+    dims = [d.strip() for d in dimensions]
+    if not dims or any(not d for d in dims):
+        raise CampaignError("dimensions must be a non-empty list of names, e.g. overall,helpfulness")
+    if len(set(dims)) != len(dims):
+        raise CampaignError(f"dimensions are listed twice: {', '.join(dims)}")
+    if not 0 <= golden_rate < 1:
+        raise CampaignError(f"golden_rate must lie in [0, 1), not {golden_rate!r}")
+    if int(target) < 1:
+        raise CampaignError(f"target must be a positive number of items, not {target!r}")
+    return name
+
+
+def get_campaign(conn: sqlite3.Connection, name: str | int) -> Campaign:
+    key = "id" if isinstance(name, int) else "name"
+    row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning FROM campaign_campaigns "
+                       f"WHERE {key} = ?", [name]).fetchone()
+    if row is None:
+        known = [r[0] for r in conn.execute("SELECT name FROM campaign_campaigns ORDER BY id")]
+        raise CampaignError(f"no campaign named {name!r}" + (f" (campaigns: {', '.join(known)})" if known else ""))
+    id_, name, dims, rate, target, seed, cleaning = row
+    return Campaign(id_, name, tuple(json.loads(dims)), rate, target, seed, CleaningRules(**json.loads(cleaning)))
+
+
+def list_campaigns(conn: sqlite3.Connection) -> list[Campaign]:
+    return [get_campaign(conn, int(r[0])) for r in conn.execute("SELECT id FROM campaign_campaigns ORDER BY id")]
+
+
+def issue_tokens(conn: sqlite3.Connection, campaign: Campaign, count: int = 0,
+                 labels: Sequence[str] = ()) -> list[IssuedToken]:
+    """New tokens: one per label, or ``count`` unlabelled ones (labelled annotator-1, -2 … in order)."""
+    labels = [str(label).strip() for label in labels if str(label).strip()]
+    if count < 0:
+        raise CampaignError(f"the number of tokens must be positive, not {count}")
+    with transaction(conn):
+        taken = {r[0] for r in conn.execute("SELECT label FROM campaign_tokens WHERE campaign_id = ?",
+                                            [campaign.id])}
+        if not labels:
+            n, labels = len(taken), []
+            while len(labels) < count:
+                n += 1
+                if f"annotator-{n}" not in taken:
+                    labels.append(f"annotator-{n}")
+        clash = sorted(set(labels) & taken) + sorted({x for x in labels if labels.count(x) > 1})
+        if clash:
+            raise CampaignError(f"annotator names already used: {', '.join(clash)}")
+        issued = []
+        for label in labels:
+            token = secrets.token_urlsafe(16)
+            digest = token_hash(token)
+            annotator_id = "annotator-" + hashlib.sha256(f"{campaign.id}:{digest}".encode()).hexdigest()[:10]
+            conn.execute("INSERT INTO campaign_tokens (token_hash, campaign_id, annotator_id, label, created_at) "
+                         "VALUES (?, ?, ?, ?, ?)", [digest, campaign.id, annotator_id, label, time.time()])
+            issued.append(IssuedToken(token, annotator_id, label))
+    return issued
+
+
+def revoke_token(conn: sqlite3.Connection, campaign: Campaign, token_or_label: str) -> str:
+    """Revoke a token given as the token itself or its annotator label; returns the label."""
+    value = token_or_label.strip()
+    with transaction(conn):
+        row = conn.execute("SELECT token_hash, label FROM campaign_tokens WHERE campaign_id = ? AND "
+                           "(token_hash = ? OR label = ? OR annotator_id = ?)",
+                           [campaign.id, token_hash(value), value, value]).fetchone()
+        if row is None:
+            raise CampaignError(f"no token or annotator {value!r} in campaign {campaign.name!r}")
+        conn.execute("UPDATE campaign_tokens SET revoked = 1 WHERE token_hash = ?", [row[0]])
+    return row[1]
+
+
+def campaign_for_token(conn: sqlite3.Connection, token: str) -> tuple[Campaign, str]:
+    """The campaign a valid token belongs to, and the token's hash; TokenError when unknown or revoked."""
+    digest = token_hash(token or "")
+    row = conn.execute("SELECT campaign_id, revoked FROM campaign_tokens WHERE token_hash = ?", [digest]).fetchone()
+    if row is None or row[1]:
+        raise TokenError()
+    return get_campaign(conn, int(row[0])), digest
+
+
+def progress(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
+    """One row per annotator: label, annotator_id, revoked, items done (of the target), golden done."""
+    rows = conn.execute("SELECT label, annotator_id, revoked, done, golden_done FROM campaign_tokens "
+                        "WHERE campaign_id = ? ORDER BY created_at, label", [campaign.id]).fetchall()
+    frame = pd.DataFrame(rows, columns=["annotator", "annotator_id", "revoked", "done", "golden_done"])
+    frame["revoked"] = frame["revoked"].astype(bool)
+    frame["target"] = campaign.target
+    return frame
