@@ -13,6 +13,7 @@ PAGES = [
     st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
     st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
     st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
+    st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from core.formats import dumps, markdown_table, markdown_text
+from core.formats import csv_table, dumps, markdown_table, markdown_text
 from core.leaderboard import Leaderboard
 
 ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
@@ -31,6 +31,18 @@ def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
 
 def to_json(board: Leaderboard) -> str:
     return dumps(leaderboard_dict(board))
+
+
+CSV_FIELDS = ("rank", "model_id", "mean_score", "mean_ci_lo", "mean_ci_hi", "win_rate", "rank_lo", "rank_hi",
+              "tie_group", "tasks_completed", "tasks_missing")
+
+
+def to_csv(board: Leaderboard) -> str:
+    """One row per model: the leaderboard fields, then one ``category:<name>`` mean column per category."""
+    header = [*CSV_FIELDS, *(f"category:{c}" for c in board.categories)]
+    rows = [[getattr(r, f) for f in CSV_FIELDS] + [r.categories.get(c) for c in board.categories]
+            for r in board.rows]
+    return csv_table(header, rows)
 
 
 def _two(value: float) -> str:

@@ -115,9 +115,16 @@ def test_hostile_names_are_escaped(tmp_path):
 def test_evalruns_bundle(tmp_path):
     code, out = report(tmp_path, EVALRUNS, *FAST, "--no-png")
     assert code == 0
-    assert {p.name for p in out.iterdir()} == {"leaderboard.json", "LEADERBOARD.md", "report.json"}
+    assert {p.name for p in out.iterdir()} == {"leaderboard.json", "LEADERBOARD.md", "LEADERBOARD.csv", "report.json"}
     board = json.loads((out / "leaderboard.json").read_text())
     assert set(board) == {"rows", "pairwise", "params"}
+    table = pd.read_csv(out / "LEADERBOARD.csv")
+    assert list(table["model_id"]) == [r["model_id"] for r in board["rows"]]
+    assert table["mean_score"].tolist() == pytest.approx([r["mean_score"] for r in board["rows"]])
+    categories = [c for c in table.columns if c.startswith("category:")]
+    assert categories == [f"category:{c}" for c in board["params"]["categories"]]
+    assert table[categories[0]].tolist() == pytest.approx(
+        [r["categories"][categories[0].split(":", 1)[1]] for r in board["rows"]])
     text = (out / "LEADERBOARD.md").read_text()
     table_rows_ok(text)
     assert "| Rank | Model | Mean | 95% CI | Win rate | Tasks |" in text

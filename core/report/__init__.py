@@ -114,7 +114,7 @@ def charts_module(name: str):
 
 def png_status(requested: bool) -> tuple[bool, str | None]:
     if not requested:
-        return False, "PNG export turned off (--no-png)"
+        return False, "PNG export turned off"
     export = charts_module("export")
     if export is None:
         return False, "PNG export unavailable: core.charts.export is not installed"

@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.formats import dumps
 from core.leaderboard import Leaderboard, LeaderboardSettings, aggregate
-from core.leaderboard_report import full_markdown, leaderboard_dict
+from core.leaderboard_report import full_markdown, leaderboard_dict, to_csv
 from core.report import (
     REPORT_JSON,
     ReportResult,
@@ -26,6 +26,7 @@ from core.report import (
 
 LEADERBOARD_JSON = "leaderboard.json"
 MARKDOWN = "LEADERBOARD.md"
+CSV = "LEADERBOARD.csv"
 
 
 def build_runs_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
@@ -43,6 +44,7 @@ def build_runs_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, 
     steps("write markdown, JSON")
     board_doc = leaderboard_dict(board)
     (out / LEADERBOARD_JSON).write_text(dumps(board_doc) + "\n", encoding="utf-8")
+    (out / CSV).write_text(to_csv(board), encoding="utf-8")
     (out / MARKDOWN).write_text("# Leaderboard\n\n" + full_markdown(board) + "\n\n"
                                 + figures_markdown(names, png, png_note), encoding="utf-8")
     timings = steps.done()
@@ -51,7 +53,8 @@ def build_runs_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, 
     doc = {"kind": "eval_runs", "params": params, **common, "leaderboard": board_doc, "png": png,
            "png_note": png_note, "figures": names, "notes": notes, "timings": timings}
     (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
-    return ReportResult("eval_runs", out, [out / LEADERBOARD_JSON, out / MARKDOWN, out / REPORT_JSON, *pngs],
+    return ReportResult("eval_runs", out, [out / LEADERBOARD_JSON, out / MARKDOWN, out / CSV, out / REPORT_JSON,
+                                           *pngs],
                         figures, png, png_note, timings)
 
 
