@@ -68,6 +68,7 @@ from __future__ import annotations
 import collections
 import json
 import math
+import socket
 import threading
 import time
 import zlib
@@ -215,6 +216,12 @@ class FakeOpenAI:
 def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real endpoints do
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in two writes: without NODELAY, Nagle's algorithm meets the client's
+            # delayed ACK and every reply waits ~40 ms.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
             pass

@@ -1,0 +1,137 @@
+"""``evalboard collect``: run (or resume) a collection, show its status, export its answers file.
+
+    evalboard collect run --models models.toml --queries evalset.csv --run NAME [--db PATH] [--limit N]
+    evalboard collect status --run NAME [--db PATH] [--format text|json]
+    evalboard collect export --run NAME --output answers.csv|answers.jsonl [--game-id ID] [--raw]
+
+Progress goes to standard error: one updating line on a terminal, a plain line every few seconds
+otherwise. Running the same ``--run`` name again resumes: only the missing answers are asked for.
+``run`` exits with 1 when some answers failed or a model was stopped (the summary says which), 2 when
+the models file or the eval set is invalid.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import TextIO
+
+from core.cleaning import CleaningRules
+from core.collect.config import load_models
+from core.collect.dispatch import RunSettings, collect
+from core.collect.export import write_answers
+from core.collect.queries import load_queries
+from core.collect.results import Progress, format_seconds
+from core.collect.store import CollectStore, RunMismatch, RunNotFound
+from core.collect.summary import summarize, to_json, to_text
+from core.llm import run_sync
+from core.store import default_db_path
+
+EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+
+
+class TerminalProgress:
+    """Progress on a stream: rewrites one line on a terminal, prints a line every ``plain_every_s`` otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, tty_every_s: float = 0.2, plain_every_s: float = 5.0,
+                 clock=time.monotonic):
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = tty_every_s if self.tty else plain_every_s
+        self.clock = clock
+        self.last = float("-inf")
+
+    def __call__(self, progress: Progress) -> None:
+        now = self.clock()
+        if now - self.last < self.every and not progress.finished:
+            return
+        self.last = now
+        line = progress.line()
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + line)
+            if progress.finished:
+                self.stream.write("\n")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def add_commands(sub: argparse._SubParsersAction) -> dict:
+    collect_parser = sub.add_parser("collect", help="collect every model's answer to every eval-set query",
+                                    description="Ask every model of a models file every query of an eval set, "
+                                                "concurrently within each provider's limit; resumable.")
+    actions = collect_parser.add_subparsers(dest="collect_action", required=True, metavar="ACTION")
+    run = actions.add_parser("run", help="start or resume a collection run")
+    run.add_argument("--models", required=True, metavar="TOML", help="the models file")
+    run.add_argument("--queries", required=True, metavar="FILE",
+                     help="eval set: CSV/JSONL with query_id, prompt (optional category, priority)")
+    run.add_argument("--run", required=True, metavar="NAME", help="run name; the same name again resumes")
+    run.add_argument("--limit", type=int, metavar="N", help="ask only the first N queries")
+    run.add_argument("--no-clean", action="append", default=[], choices=("urls", "citations", "emoji", "whitespace"),
+                     help="keep this kind of text in the cleaned answers (repeatable)")
+    status = actions.add_parser("status", help="answers, failures, latency and tokens of a run")
+    status.add_argument("--run", metavar="NAME", help="the run (default: list the runs)")
+    status.add_argument("--format", choices=("text", "json"), default="text")
+    export = actions.add_parser("export", help="write the answers file of a run (for a voting campaign)")
+    export.add_argument("--run", required=True, metavar="NAME")
+    export.add_argument("--output", required=True, metavar="FILE", help="answers.csv or answers.jsonl")
+    export.add_argument("--game-id", metavar="ID", help="add a game_id column with this value")
+    export.add_argument("--raw", action="store_true", help="add answer_raw, the text before cleaning")
+    for action in (run, status, export):
+        action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
+    return {"collect": cmd_collect}
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    try:
+        return {"run": _run, "status": _status, "export": _export}[args.collect_action](args)
+    except (RunNotFound, RunMismatch) as exc:
+        print(f"evalboard: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.limit is not None and args.limit < 1:
+        raise ValueError("--limit must be a positive integer")
+    config = load_models(args.models)
+    queries = load_queries(args.queries)
+    rules = CleaningRules(**{rule: False for rule in args.no_clean})
+    db = args.db or default_db_path()
+    unset = [f"{m.name} ({m.api_key_env})" for m in config.models if m.api_key_env and not os.environ.get(m.api_key_env)]
+    if unset:
+        print("evalboard: warning: API key variable not set for " + ", ".join(unset)
+              + "; those models will be stopped", file=sys.stderr)
+    settings = RunSettings(args.run, limit=args.limit, rules=rules, queries_source=str(args.queries))
+    outcome = run_sync(collect(config, queries, db, settings, TerminalProgress()))
+    print(f"asked {outcome.asked:,} (query, model) pairs in {format_seconds(outcome.elapsed_s)}: "
+          f"{outcome.answered:,} answered, {outcome.failed:,} failed, {outcome.skipped:,} skipped; "
+          f"{outcome.already_answered:,} already answered before")
+    with CollectStore(db) as store:
+        print(to_text(summarize(store, args.run)))
+    return EXIT_OK if not outcome.failed and not outcome.stopped_models else EXIT_ERROR
+
+
+def _status(args: argparse.Namespace) -> int:
+    with CollectStore(args.db or default_db_path()) as store:
+        if not args.run:
+            runs = store.runs()
+            if not runs:
+                print("no collection runs yet; start one with: evalboard collect run --models M --queries Q --run NAME")
+            for r in runs:
+                print(f"{r['name']}: {r['answers']:,} answers, {r['queries']:,} queries × {r['models']} models "
+                      f"(updated {r['updated_at']})")
+            return EXIT_OK
+        summary = summarize(store, args.run)
+    print(to_json(summary) if args.format == "json" else to_text(summary))
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    with CollectStore(args.db or default_db_path()) as store:
+        answers = write_answers(store, args.run, args.output, game_id=args.game_id, include_raw=args.raw)
+    note = f" ({answers.left_out_empty:,} empty after cleaning left out)" if answers.left_out_empty else ""
+    print(f"wrote {len(answers.frame):,} answers to {args.output}{note}")
+    return EXIT_OK
+
