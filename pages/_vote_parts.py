@@ -1,0 +1,92 @@
+"""The Vote page's pieces: the token gate, the current item, the vote form.
+
+Model identities never reach this layer: :class:`core.campaign.ServedItem` carries the prompt and the two
+cleaned answers only, and widget keys use the item's number. Answers are drawn with ``st.markdown``
+without ``unsafe_allow_html``, so HTML in an answer is shown as text, never run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+
+import streamlit as st
+
+from core.campaign import CHOICES, CampaignError, ServedItem, TokenError, connect, record_vote, serve_next
+from core.store import default_db_path
+
+TOKEN_KEY = "vote_token"
+CURRENT_KEY = "vote_current"  # (token, ServedItem) shown in this session; its clock runs from when it was served
+FLASH_KEY = "vote_flash"
+
+
+def token_gate() -> str | None:
+    """The token input; the stripped token once one is typed."""
+    token = st.text_input("Your annotator token", type="password", key=TOKEN_KEY,
+                          help="The campaign owner gives each annotator a token.")
+    return token.strip() or None
+
+
+def current_item(token: str) -> ServedItem | None:
+    """The item this session shows: the one on screen, else the next one served (None: nothing left).
+
+    Raises TokenError for a token that is unknown or revoked.
+    """
+    current = st.session_state.get(CURRENT_KEY)
+    if current is not None and current[0] == token:
+        return current[1]
+    with closing(connect(default_db_path())) as conn:
+        item = serve_next(conn, token)
+    st.session_state[CURRENT_KEY] = (token, item)
+    return item
+
+
+def forget_item() -> None:
+    st.session_state.pop(CURRENT_KEY, None)
+
+
+def show_progress(done: int, target: int) -> None:
+    st.progress(min(1.0, done / max(target, 1)), text=f"{done:,} / {target:,} done")
+
+
+def show_item(item: ServedItem) -> None:
+    st.markdown("**Question**")
+    with st.container(border=True):
+        st.markdown(item.prompt)
+    left, right = st.columns(2)
+    for column, title, text in ((left, "Answer A", item.answer_a), (right, "Answer B", item.answer_b)):
+        with column:
+            st.subheader(title)
+            with st.container(border=True):
+                st.markdown(text)  # never unsafe_allow_html: answer text must not inject HTML
+
+
+def vote_form(token: str, item: ServedItem) -> None:
+    """One choice per dimension and Submit; a stored vote moves on to the next item."""
+    keys = {dimension: f"vote_{item.assignment_id}_{i}" for i, dimension in enumerate(item.dimensions)}
+    with st.form(key=f"vote_form_{item.assignment_id}", border=False):
+        for dimension, key in keys.items():
+            st.radio(f"Which answer is better — {dimension}?" if len(keys) > 1 else "Which answer is better?",
+                     options=list(CHOICES), index=None, horizontal=True, key=key)
+        submitted = st.form_submit_button("Submit", type="primary", key=f"vote_submit_{item.assignment_id}")
+    if not submitted:
+        return
+    chosen = {dimension: st.session_state.get(key) for dimension, key in keys.items()}
+    missing = [dimension for dimension, choice in chosen.items() if choice is None]
+    if missing:
+        st.warning("Choose A, B, Tie or Both bad for: " + ", ".join(missing))
+        return
+    try:
+        with closing(connect(default_db_path())) as conn:
+            record_vote(conn, token, item.assignment_id, {d: CHOICES[c] for d, c in chosen.items()})
+    except TokenError:
+        forget_item()
+        st.error("This token is no longer valid: the vote was not stored. Ask the campaign owner.")
+        return
+    except CampaignError:
+        st.session_state[FLASH_KEY] = "That item was already answered elsewhere; here is the next one."
+    except sqlite3.Error:
+        st.error("The vote could not be saved right now. Please submit again.")
+        return
+    forget_item()
+    st.rerun()
