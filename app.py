@@ -1,5 +1,7 @@
 """EvalBoard dashboard: ``streamlit run app.py``. A router: pages live in pages/, logic in core/."""
 
+import os
+
 import streamlit as st
 
 from pages._filters import sidebar_filters
@@ -14,10 +16,18 @@ PAGES = [
     st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
     st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
     st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
+    st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote"),
 ]
+
+if os.environ.get("EVALBOARD_MODE") == "vote":
+    # A voting server for annotators: the Vote page only, no navigation, no dataset picker.
+    st.navigation([st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote",
+                           default=True)], position="hidden").run()
+    st.stop()
 
 navigation = st.navigation(PAGES)
 with st.sidebar:
     st.caption("EvalBoard — rankings you can defend")
-    sidebar_filters(dataset_picker())
+    if navigation.url_path != "vote":  # annotators see no datasets
+        sidebar_filters(dataset_picker())
 navigation.run()
