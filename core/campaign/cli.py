@@ -1,0 +1,132 @@
+"""``evalboard campaign``: create a voting campaign, manage its tokens, follow it, publish its votes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from contextlib import closing
+
+from core.campaign.inputs import read_answers, read_golden
+from core.campaign.publish import publish
+from core.campaign.store import (DEFAULT_GOLDEN_RATE, DEFAULT_TARGET, CampaignError, connect, create_campaign,
+                                 get_campaign, issue_tokens, list_campaigns, progress, revoke_token)
+from core.cleaning import CleaningRules
+from core.store import default_db_path
+
+RULES = ("urls", "citations", "emoji", "whitespace")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> dict:
+    parser = sub.add_parser("campaign", help="blind A/B voting campaigns: create, tokens, status, publish",
+                            description="Create a blind A/B voting campaign from an answers file, hand out "
+                                        "annotator tokens, follow progress and publish the votes as a dataset.")
+    actions = parser.add_subparsers(dest="campaign_action", required=True, metavar="ACTION")
+    create = actions.add_parser("create", help="create a campaign and print its annotator tokens (once)")
+    create.add_argument("name", metavar="NAME")
+    create.add_argument("--answers", required=True, metavar="FILE",
+                        help="CSV/JSONL: query_id, prompt, model, answer (optional category, game_id)")
+    create.add_argument("--golden", metavar="FILE", help="CSV/JSONL: question, correct_answer, wrong_answer "
+                                                         "(optional category)")
+    create.add_argument("--dimensions", default="overall", help="comma-separated (default overall)")
+    create.add_argument("--golden-rate", type=float, metavar="R",
+                        help=f"share of golden items (default {DEFAULT_GOLDEN_RATE:g} with --golden, else 0)")
+    who = create.add_mutually_exclusive_group()
+    who.add_argument("--tokens", type=int, default=0, metavar="N", help="issue N tokens")
+    who.add_argument("--annotators", metavar="A,B,C", help="issue one token per named annotator")
+    create.add_argument("--target", type=int, default=DEFAULT_TARGET,
+                        help=f"items per annotator (default {DEFAULT_TARGET})")
+    create.add_argument("--no-clean", action="append", default=[], choices=RULES,
+                        help="show this kind of text as written (repeatable)")
+    create.add_argument("--seed", type=int, help="seed of the scheduler's random draws (default: random)")
+    tokens = actions.add_parser("tokens", help="list, add or revoke annotator tokens")
+    tokens.add_argument("name", metavar="NAME")
+    tokens.add_argument("--add", type=int, default=0, metavar="N", help="issue N more tokens")
+    tokens.add_argument("--annotators", metavar="A,B,C", help="issue one more token per named annotator")
+    tokens.add_argument("--revoke", metavar="TOKEN", help="revoke a token (the token, or its annotator name)")
+    status = actions.add_parser("status", help="progress per annotator (without NAME: list the campaigns)")
+    status.add_argument("name", nargs="?", metavar="NAME")
+    status.add_argument("--format", choices=("text", "json"), default="text")
+    pub = actions.add_parser("publish", help="store the votes as the votes dataset 'campaign NAME'")
+    pub.add_argument("name", metavar="NAME")
+    for action in (create, tokens, status, pub):
+        action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
+    return {"campaign": cmd_campaign}
+
+
+def cmd_campaign(args: argparse.Namespace) -> int:
+    db = args.db or default_db_path()
+    if args.campaign_action == "publish":
+        dataset = publish(db, args.name)
+        print(f"campaign {args.name!r}: {dataset.rows:,} votes stored as dataset '{dataset.name}' (id {dataset.id})")
+        return 0
+    with closing(connect(db)) as conn:
+        if args.campaign_action == "create":
+            return _create(conn, args)
+        if args.campaign_action == "tokens":
+            return _tokens(conn, args)
+        return _status(conn, args)
+
+
+def _names(text: str | None) -> list[str]:
+    return [n.strip() for n in (text or "").split(",") if n.strip()]
+
+
+def _create(conn, args: argparse.Namespace) -> int:
+    answers = read_answers(args.answers)
+    golden = read_golden(args.golden) if args.golden else None
+    rate = args.golden_rate if args.golden_rate is not None else (DEFAULT_GOLDEN_RATE if golden is not None else 0.0)
+    if args.tokens < 0:
+        raise CampaignError(f"--tokens must be positive, not {args.tokens}")
+    cleaning = CleaningRules(**{rule: rule not in args.no_clean for rule in RULES})
+    campaign = create_campaign(conn, args.name, answers, golden, dimensions=_names(args.dimensions),
+                               golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed)
+    n_models = answers["model"].nunique()
+    print(f"campaign {campaign.name!r}: {answers['query_id'].nunique():,} queries, {n_models} models, "
+          f"{0 if golden is None else len(golden):,} golden items (rate {campaign.golden_rate:g}), "
+          f"dimensions {', '.join(campaign.dimensions)}, target {campaign.target:,} items per annotator")
+    _print_tokens(issue_tokens(conn, campaign, args.tokens, _names(args.annotators)))
+    return 0
+
+
+def _tokens(conn, args: argparse.Namespace) -> int:
+    campaign = get_campaign(conn, args.name)
+    if args.revoke:
+        label = revoke_token(conn, campaign, args.revoke)
+        print(f"revoked the token of {label}")
+    if args.add or args.annotators:
+        _print_tokens(issue_tokens(conn, campaign, args.add, _names(args.annotators)))
+    if not (args.revoke or args.add or args.annotators):
+        for row in progress(conn, campaign).itertuples(index=False):
+            print(f"{row.annotator}\t{row.annotator_id}\t{'revoked' if row.revoked else 'active'}")
+    return 0
+
+
+def _print_tokens(issued) -> None:
+    if not issued:
+        return
+    print("tokens (shown once; give each annotator theirs):")
+    for token in issued:
+        print(f"{token.label}\t{token.token}")
+
+
+def _status(conn, args: argparse.Namespace) -> int:
+    if not args.name:
+        campaigns = list_campaigns(conn)
+        if args.format == "json":
+            print(json.dumps([c.name for c in campaigns]))
+        for campaign in campaigns if args.format == "text" else ():
+            print(campaign.name)
+        return 0
+    campaign = get_campaign(conn, args.name)
+    table = progress(conn, campaign)
+    if args.format == "json":
+        print(json.dumps({"campaign": campaign.name, "target": campaign.target, "dimensions": campaign.dimensions,
+                          "golden_rate": campaign.golden_rate,
+                          "annotators": json.loads(table.to_json(orient="records"))}))
+        return 0
+    print(f"campaign {campaign.name!r}: {int(table['done'].sum()):,} items judged by {len(table)} annotators "
+          f"(target {campaign.target:,} each)")
+    for row in table.itertuples(index=False):
+        state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,}"
+        print(f"  {row.annotator}\t{state}\tgolden {row.golden_done:,}")
+    return 0
