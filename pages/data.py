@@ -4,6 +4,7 @@ import streamlit as st
 
 from core.demo import ensure_samples
 from core.io import READ_KINDS, InputError, load
+from pages._campaign_admin import campaign_section
 from pages._mapping import mapping_form
 from pages._uploads import current_ids, lm_eval_request, matrix_request
 from pages._shared import list_datasets, load_dataset, open_store, plain, select_after_rerun, through_router
@@ -73,6 +74,9 @@ with st.expander("Several files: lm-evaluation-harness results · a win-rate mat
         show_error(files_id)
 if request:
     store(*request)
+
+with st.expander("Voting campaigns: blind A/B votes from annotators with tokens"):
+    campaign_section()
 
 st.subheader("Stored datasets")
 datasets = list_datasets()
