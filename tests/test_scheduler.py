@@ -8,6 +8,7 @@ answer on a random side, and no item served twice to one annotator.
 from __future__ import annotations
 
 import random
+import secrets
 from collections import Counter
 
 import pandas as pd
@@ -59,7 +60,10 @@ def campaign_run(tmp_path_factory):
     conn = connect(db)
     campaign = create_campaign(conn, "sim", answers_table(MODELS, 120), golden_table(80), golden_rate=GOLDEN_RATE,
                                target=N_VOTES, seed=7)
-    tokens = [t.token for t in issue_tokens(conn, campaign, N_ANNOTATORS)]
+    with pytest.MonkeyPatch.context() as patch:  # tokens feed the per-annotator draws: fix them too
+        numbers = iter(range(N_ANNOTATORS))
+        patch.setattr(secrets, "token_urlsafe", lambda n: f"token-{next(numbers)}")
+        tokens = [t.token for t in issue_tokens(conn, campaign, N_ANNOTATORS)]
     simulate(conn, tokens, N_VOTES)
     assignments = pd.read_sql_query("SELECT * FROM campaign_assignments ORDER BY id", conn)
     votes = vote_records(conn, campaign)
