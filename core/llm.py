@@ -225,8 +225,11 @@ class LLMClient:
         loop = asyncio.get_running_loop()
         with self._sdk_lock:
             if self._sdk is None or self._sdk[0] is not loop or self._sdk[1].api_key != key:
+                # Our own httpx client: the SDK's default one closes itself on garbage collection by
+                # scheduling on the running loop, which fails noisily once the loop it was made on is gone.
+                http = openai.DefaultAsyncHttpxClient(timeout=self.endpoint.timeout_s)
                 sdk = openai.AsyncOpenAI(base_url=self.endpoint.base_url, api_key=key, max_retries=0,
-                                         timeout=self.endpoint.timeout_s)
+                                         timeout=self.endpoint.timeout_s, http_client=http)
                 self._sdk = (loop, sdk)
             return self._sdk[1]
 

@@ -213,7 +213,7 @@ def test_embed_keeps_order_and_normalises(server, sleep):
     assert vectors.shape == (7, 64)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-12)
     np.testing.assert_allclose(vectors, [trigram_vector(t, 64) for t in texts], atol=1e-12)
-    assert [len(body["input"]) for _, body, _ in server.requests] == [3, 3, 1]
+    assert sorted(len(body["input"]) for _, body, _ in server.requests) == [1, 3, 3]  # batches run concurrently
 
 
 def test_embeddings_of_similar_texts_are_closer(server, sleep):

@@ -173,7 +173,8 @@ def _parse_model(entry: Any, number: int, defaults: Mapping[str, Any], problems:
     if not isinstance(entry, Mapping):
         problems.append(f"model {number}: must be a [[models]] table")
         return None
-    label = f"model {number}" + (f" ('{entry['name']}')" if isinstance(entry.get("name"), str) else "")
+    name = entry.get("name")
+    label = f"model {number}" + (f" ('{name.strip()}')" if isinstance(name, str) and name.strip() else "")
     before = len(problems)
     for key in sorted(set(entry) - MODEL_FIELDS):
         problems.append(f"{label}: unknown field '{key}' (expected {', '.join(sorted(MODEL_FIELDS))})")

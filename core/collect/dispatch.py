@@ -79,13 +79,18 @@ async def collect(config: CollectConfig, queries: Sequence[Query], db_path: str 
             on_progress(progress)
         gates = {provider: asyncio.Semaphore(limit) for provider, limit in config.provider_limits.items()}
         stopped: dict[str, str] = {}
-        workers = []
+        workers, clients = [], []
         for spec in config.models:
             client = LLMClient(spec.endpoint(config.limit_of(spec)), policy=settings.policy, sleep=settings.sleep,
                                rng=settings.rng or random.Random())
+            clients.append(client)
             lane = _Lane(spec, client, lanes[spec.name], gates[spec.provider], recorder, stopped)
             workers += [lane.work() for _ in range(config.model_limit(spec))]
-        await asyncio.gather(*workers)
+        try:
+            await asyncio.gather(*workers)
+        finally:
+            for client in clients:
+                await client.aclose()
         counts = progress.totals()
         return SessionOutcome(settings.run, asked, counts["answered"], counts["failed"],
                               counts["skipped"], sum(m.done_before for m in progress.models.values()), stopped,
