@@ -1,0 +1,133 @@
+"""Voting benchmark: serve the next item and store a vote with 100,000 votes already stored.
+
+A campaign of 12 models × 500 queries (66 pairs, 33,000 pair items) and 500 annotators. The 100,000
+stored votes are written in bulk by a fast equivalent of the serve/vote path: the same items the
+scheduler would pick (least-shown pair, balanced sides, unseen query), with every counter the scheduler
+reads (per pair, per model and side, per pair and query, per token) set to match. Then ``--iterations``
+rounds of "serve next item" and "store vote" through the real code, for annotators who already have
+200 votes each, on the store file (WAL). Prints median and p90 in milliseconds.
+Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.campaign import connect, create_campaign, issue_tokens, record_vote, serve_next  # noqa: E402
+from core.campaign.store import transaction  # noqa: E402
+
+
+def answers(n_models: int, n_queries: int) -> pd.DataFrame:
+    rows = [(f"q{q}", f"Question {q}?", f"model-{m:02d}", f"Answer {q} of {m}: " + "lorem ipsum " * 30, None, "all")
+            for q in range(n_queries) for m in range(n_models)]
+    return pd.DataFrame(rows, columns=["query_id", "prompt", "model", "answer", "category", "game_id"])
+
+
+def golden(n: int) -> pd.DataFrame:
+    return pd.DataFrame([(f"Golden {i}?", f"right {i}", f"wrong {i}", None) for i in range(n)],
+                        columns=["question", "correct_answer", "wrong_answer", "category"])
+
+
+def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Random) -> None:
+    """Store n_votes pair votes spread over the tokens, with every scheduler counter consistent."""
+    from core.campaign.store import token_hash
+
+    pairs = conn.execute("SELECT id, model_lo, model_hi FROM campaign_pairs WHERE campaign_id = ? ORDER BY id",
+                         [campaign.id]).fetchall()
+    queries = [r[0] for r in conn.execute("SELECT DISTINCT query_id FROM campaign_queries WHERE campaign_id = ?",
+                                          [campaign.id])]
+    per_token = n_votes // len(tokens)
+    pair_shown = np.zeros(len(pairs), dtype=np.int64)
+    lo_left = np.zeros(len(pairs), dtype=np.int64)
+    query_shown: dict[tuple[int, str], int] = {}
+    sides = {m: [0, 0] for p in pairs for m in p[1:]}
+    assignments, votes = [], []
+    next_id = itertools.count(1)
+    now = time.time() - 86_400
+    cycle = itertools.cycle(range(len(pairs)))  # round robin = least-shown pair first
+    for token in tokens:
+        digest = token_hash(token)
+        seen_queries = rng.sample(queries, per_token)
+        for seq, query_id in enumerate(seen_queries, start=1):
+            k = next(cycle)
+            pair_id, lo, hi = pairs[k]
+            lo_goes_left = lo_left[k] * 2 <= pair_shown[k]
+            left, right = (lo, hi) if lo_goes_left else (hi, lo)
+            pair_shown[k] += 1
+            lo_left[k] += lo_goes_left
+            sides[left][0] += 1
+            sides[right][1] += 1
+            query_shown[pair_id, query_id] = query_shown.get((pair_id, query_id), 0) + 1
+            assignment_id = next(next_id)
+            assignments.append((assignment_id, campaign.id, digest, seq, pair_id, query_id, left, right, now, 400,
+                                400, 1))
+            votes.append((assignment_id, "overall", rng.choice(["model_a", "model_b", "tie"]), now + 5, 5.0))
+    with transaction(conn):
+        conn.executemany("INSERT INTO campaign_assignments (id, campaign_id, token_hash, seq, pair_id, query_id, "
+                         "left_model, right_model, shown_at, len_a, len_b, voted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                         assignments)
+        conn.executemany("INSERT INTO campaign_votes (assignment_id, dimension, winner, voted_at, response_time_s) "
+                         "VALUES (?, ?, ?, ?, ?)", votes)
+        conn.executemany("UPDATE campaign_pairs SET shown = ?, lo_left = ? WHERE id = ?",
+                         [(int(s), int(left), p[0]) for s, left, p in zip(pair_shown, lo_left, pairs)])
+        conn.executemany("UPDATE campaign_pair_queries SET shown = ? WHERE pair_id = ? AND query_id = ?",
+                         [(n, p, q) for (p, q), n in query_shown.items()])
+        conn.executemany("UPDATE campaign_model_sides SET n_left = ?, n_right = ? WHERE campaign_id = ? AND model = ?",
+                         [(left, right, campaign.id, m) for m, (left, right) in sides.items()])
+        conn.executemany("UPDATE campaign_tokens SET served = ?, done = ? WHERE token_hash = ?",
+                         [(per_token, per_token, token_hash(t)) for t in tokens])
+
+
+def percentile_ms(times: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(times) * 1000, q))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=int, default=12)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--annotators", type=int, default=500)
+    parser.add_argument("--votes", type=int, default=100_000)
+    parser.add_argument("--iterations", type=int, default=500)
+    args = parser.parse_args()
+    rng = random.Random(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "evalboard.db"
+        conn = connect(db)
+        start = time.perf_counter()
+        campaign = create_campaign(conn, "bench", answers(args.models, args.queries), golden(200), golden_rate=0.1,
+                                   target=10_000, seed=0)
+        tokens = [t.token for t in issue_tokens(conn, campaign, args.annotators)]
+        bulk_votes(conn, campaign, tokens, args.votes, rng)
+        stored = conn.execute("SELECT count(*) FROM campaign_votes").fetchone()[0]
+        print(f"setup: {args.models} models × {args.queries} queries, {len(tokens)} annotators, "
+              f"{stored:,} votes stored in {time.perf_counter() - start:.1f} s")
+        serve_times, vote_times = [], []
+        for i in range(args.iterations):
+            token = tokens[i % len(tokens)]
+            start = time.perf_counter()
+            item = serve_next(conn, token)
+            serve_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
+            vote_times.append(time.perf_counter() - start)
+        conn.close()
+    for label, times in (("serve next item", serve_times), ("store vote", vote_times)):
+        print(f"{label:>16}: median {statistics.median(times) * 1000:.2f} ms, p90 {percentile_ms(times, 90):.2f} ms "
+              f"({len(times)} iterations; goal ≤ 100 ms median)")
+
+
+if __name__ == "__main__":
+    main()
