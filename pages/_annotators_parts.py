@@ -45,17 +45,24 @@ def _with_and_without(votes: pd.DataFrame) -> pd.DataFrame | str:
 def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "Annotator": quality["annotator_id"].astype(str), "Status": quality["status"].str.replace("_", " "),
-        "Votes": quality["n_votes"], "Golden": quality["n_golden"], "Golden accuracy": quality["golden_accuracy"],
-        "CI low": quality["golden_ci_low"], "CI high": quality["golden_ci_high"], "Fast rate": quality["fast_rate"],
+        "Votes": quality["n_votes"], "Golden": quality["n_golden"],
+        "Golden accuracy": quality["golden_accuracy"].map(_three),
+        "Golden CI": [_interval(lo, hi) for lo, hi in zip(quality["golden_ci_low"], quality["golden_ci_high"])],
+        "Fast rate": quality["fast_rate"].map(lambda v: "–" if not np.isfinite(v) else f"{v:.1%}"),
         "Reasons": ["; ".join(r) for r in quality["reasons"]]})
 
 
+def _three(value: float) -> str:
+    return "–" if not np.isfinite(value) else f"{value:.3f}"
+
+
+def _interval(lo: float, hi: float) -> str:
+    return "–" if not (np.isfinite(lo) and np.isfinite(hi)) else f"{lo:.3f}–{hi:.3f}"
+
+
+# Accuracy, CI and fast rate are text: "–" where an annotator has no golden answers or no timings.
 QUALITY_FORMATS = {"Votes": st.column_config.NumberColumn(format="localized"),
-                   "Golden": st.column_config.NumberColumn(format="localized"),
-                   "Golden accuracy": st.column_config.NumberColumn(format="%.3f"),
-                   "CI low": st.column_config.NumberColumn(format="%.3f"),
-                   "CI high": st.column_config.NumberColumn(format="%.3f"),
-                   "Fast rate": st.column_config.NumberColumn(format="percent")}
+                   "Golden": st.column_config.NumberColumn(format="localized")}
 COMPARISON_FORMATS = {"Elo (all votes)": st.column_config.NumberColumn(format="%.1f"),
                       "Elo (qualified only)": st.column_config.NumberColumn(format="%.1f")}
 

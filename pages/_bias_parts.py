@@ -70,7 +70,7 @@ def tiles(report: BiasReport) -> list[dict]:
         early, late = d.x1 / d.n1 if d.n1 else math.nan, d.x2 / d.n2 if d.n2 else math.nan
         flagged = (math.isfinite(d.p_value) and d.p_value < a) or (
             order.accuracy is not None and math.isfinite(order.accuracy.p_value) and order.accuracy.p_value < a)
-        out.append({"title": "Order (fatigue)", "value": f"{early:.1%} → {late:.1%}",
+        out.append({"title": "Order (fatigue)", "value": f"{early:.0%} → {late:.0%}",
                     "detail": f"decisive votes early → late in a session · {p_text(d.p_value)}",
                     "flagged": flagged, "help_text": order.verdict})
     for title, test in (("Model shown on the left", report.model_position),

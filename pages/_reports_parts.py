@@ -48,10 +48,11 @@ def bundle_key(dataset: Dataset, filters: Filters, settings: ReportSettings) -> 
 def build_bundle(dataset: Dataset, frame: pd.DataFrame, filters: Filters, settings: ReportSettings,
                  progress) -> Bundle:
     """Write the bundle of the filtered dataset to a temporary folder and read it back."""
-    source = {"source": f"dataset {dataset.name} (id {dataset.id})", "sha256": dataset.sha256,
+    kept = apply_filters(frame, filters)
+    source = {"source": f"dataset {dataset.name} (id {dataset.id})", "sha256": dataset.sha256, "rows": len(kept),
               "filters": filters.describe()}
     with tempfile.TemporaryDirectory(prefix="evalboard-report-") as tmp:
-        result = build_report(dataset.kind, apply_filters(frame, filters), tmp, settings, source, progress)
+        result = build_report(dataset.kind, kept, tmp, settings, source, progress)
         out = Path(tmp)
         files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
         fig_dir = out / FIGURES_DIR

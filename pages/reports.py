@@ -74,10 +74,10 @@ for col, suffix, label in zip(cols, (".json", ".md", ".csv"), ("JSON", "Markdown
     found = bundle.file(suffix)
     if found:
         name, data = found
-        col.download_button(f"{label} · {name}", data, file_name=f"{stem}-{name}", mime=MIME[suffix],
+        col.download_button(label, data, file_name=f"{stem}-{name}", mime=MIME[suffix], help=name,
                             key=f"report_download_{suffix[1:]}", icon=":material/download:")
 if bundle.figures:
-    cols[3].download_button(f"PNG figures · {len(bundle.figures)} (zip)", bundle.figures_zip(),
+    cols[3].download_button(f"{len(bundle.figures)} PNG figures (zip)", bundle.figures_zip(),
                             file_name=f"{stem}-figures.zip", mime=MIME[".zip"], key="report_download_png",
                             icon=":material/image:")
 else:

@@ -28,7 +28,10 @@ def test_the_random_clickers_are_unqualified(app_router, samples):
     quality = at.dataframe[0].value
     unqualified = set(quality.loc[quality["Status"] == "unqualified", "Annotator"])
     assert set(RANDOM_CLICKERS) <= unqualified
-    assert (quality.loc[quality["Annotator"].isin(RANDOM_CLICKERS), "Fast rate"] > 0.3).all()
+    fast = quality.loc[quality["Annotator"].isin(RANDOM_CLICKERS), "Fast rate"].str.rstrip("%").astype(float)
+    assert (fast > 30).all()
+    no_golds = quality["Golden"] == 0
+    assert (quality.loc[no_golds, "Golden accuracy"] == "–").all() and (quality.loc[no_golds, "Golden CI"] == "–").all()
     metrics = {m.label: m.value for m in at.metric}
     assert int(metrics["Unqualified"]) == len(unqualified)
     assert int(metrics["Annotators"].replace(",", "")) == len(quality)
@@ -50,5 +53,8 @@ def test_a_game_filter_narrows_every_count(app_router, samples):
 def test_a_larger_alpha_narrows_the_accuracy_intervals(app_router, samples):
     wide = open_page("annotators", samples["arena_demo"], annotators_alpha=0.01).dataframe[0].value
     narrow = open_page("annotators", samples["arena_demo"], annotators_alpha=0.2).dataframe[0].value
-    width = lambda q: (q["CI high"] - q["CI low"]).mean()  # noqa: E731
+    def width(q):
+        bounds = q["Golden CI"][q["Golden CI"] != "–"].str.split("–", expand=True).astype(float)
+        return (bounds[1] - bounds[0]).mean()
+
     assert width(narrow) < width(wide)

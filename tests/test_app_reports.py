@@ -36,11 +36,9 @@ def test_votes_bundle_previews_and_downloads(app_router, samples):
     at = build(open_page("reports", samples["arena_demo"], **FAST))
     assert not at.error and not at.exception
     downloads = at.get("download_button")
-    labels = [d.proto.label for d in downloads]
-    assert any(label.startswith("JSON · report.json") for label in labels)
-    assert any(label.startswith("Markdown · BT_ANALYSIS_REPORT.md") for label in labels)
-    assert any(label.startswith("CSV · BT_ANALYSIS_REPORT.csv") for label in labels)
-    assert "Everything (zip)" in labels
+    files = {d.proto.label: d.proto.help for d in downloads}
+    assert files == {"JSON": "report.json", "Markdown": "BT_ANALYSIS_REPORT.md", "CSV": "BT_ANALYSIS_REPORT.csv",
+                     "Everything (zip)": ""}
     assert len(at.tabs) == 4
     preview = at.dataframe[0].value
     assert {"scope", "model", "rating"} <= set(preview.columns)
@@ -65,8 +63,8 @@ def test_changing_a_setting_asks_for_a_new_build(app_router, samples):
 def test_eval_runs_bundle(app_router, samples):
     at = build(open_page("reports", samples["evalruns_demo"], **FAST))
     assert not at.error
-    labels = [d.proto.label for d in at.get("download_button")]
-    assert any(label.startswith("CSV · LEADERBOARD.csv") for label in labels)
+    files = {d.proto.label: d.proto.help for d in at.get("download_button")}
+    assert files["CSV"] == "LEADERBOARD.csv" and files["Markdown"] == "LEADERBOARD.md"
     assert len(at.dataframe[0].value) == 3
 
 
@@ -78,6 +76,7 @@ def test_the_bundle_applies_the_filters_and_zips_every_file(db_path, samples):
     bundle = build_bundle(info, frame, Filters(games=("chat",)), settings, None)
     doc = json.loads(bundle.files["report.json"])
     assert doc["input"]["filters"] == "game_id ∈ {chat}"
+    assert 0 < doc["input"]["rows"] < len(frame)
     assert {g["group"]["game_id"] for g in doc["groups"]["game"]} == {"chat"}
     with zipfile.ZipFile(io.BytesIO(bundle.everything_zip())) as archive:
         assert set(archive.namelist()) == set(bundle.files)

@@ -11,39 +11,42 @@ from core.charts._common import labels, unavailable
 STATUS_COLOURS = {"qualified": "#2ca02c", "unqualified": "#d62728", "not_evaluable": "#7f7f7f"}
 
 
+NO_GOLDS_Y = -0.12  # the row where annotators without golden answers are drawn (accuracy unknown)
+
+
 def quality_scatter(quality: pd.DataFrame, max_fast_rate: float, min_accuracy: float,
                     title: str = "Golden accuracy vs fast answers") -> go.Figure:
     """One point per annotator (size ~ votes, colour = status) with the two qualification thresholds.
-    Annotators without golden answers sit on the bottom edge (accuracy unknown, drawn at 0, open marker)."""
+    Annotators without golden answers (accuracy unknown) sit on their own row below 0, labelled so."""
     fig = go.Figure()
     if len(quality) == 0:
         unavailable(fig, "no annotator_id column")
         return fig
     size = 8 + 22 * np.sqrt(quality["n_votes"].to_numpy(float) / max(quality["n_votes"].max(), 1))
     for status, colour in STATUS_COLOURS.items():
-        rows = quality["status"] == status
+        rows = (quality["status"] == status).to_numpy()
         if not rows.any():
             continue
         q = quality[rows]
         accuracy = q["golden_accuracy"].to_numpy(float)
-        known = np.isfinite(accuracy)
         fast = q["fast_rate"].to_numpy(float)
         fig.add_trace(go.Scatter(
-            x=np.nan_to_num(fast, nan=0.0), y=np.where(known, accuracy, 0.0), mode="markers",
-            name=status.replace("_", " "),
-            marker={"size": size[rows.to_numpy()], "color": colour, "opacity": 0.8,
-                    "symbol": np.where(known, "circle", "circle-open").tolist(), "line": {"width": 1, "color": colour}},
+            x=np.nan_to_num(fast, nan=0.0), y=np.where(np.isfinite(accuracy), accuracy, NO_GOLDS_Y),
+            mode="markers", name=status.replace("_", " "),
+            marker={"size": size[rows], "color": colour, "opacity": 0.75, "line": {"width": 1, "color": "white"}},
             text=labels(q["annotator_id"]),
-            customdata=np.column_stack([q["n_votes"], q["n_golden"], np.where(known, accuracy, np.nan), fast]),
+            customdata=np.column_stack([q["n_votes"], q["n_golden"], accuracy, fast]),
             hovertemplate="%{text}<br>%{customdata[0]:,} votes, %{customdata[1]:,} golden<br>"
                           "golden accuracy %{customdata[2]:.2f}<br>fast answers %{customdata[3]:.1%}<extra></extra>"))
     fig.add_vline(x=max_fast_rate, line={"color": "#d62728", "dash": "dash", "width": 1},
                   annotation_text=f"fast rate {max_fast_rate:.0%}", annotation_position="top right")
     fig.add_hline(y=min_accuracy, line={"color": "#d62728", "dash": "dash", "width": 1},
                   annotation_text=f"accuracy {min_accuracy:.2f}", annotation_position="bottom right")
-    fig.update_xaxes(title="share of votes faster than the threshold", range=[-0.02, 1.02], tickformat=".0%",
+    fig.update_xaxes(title="share of votes faster than the threshold", range=[-0.03, 1.03], tickformat=".0%",
                      showgrid=True, gridcolor="#eee")
-    fig.update_yaxes(title="golden-question accuracy", range=[-0.04, 1.04], showgrid=True, gridcolor="#eee")
+    ticks = [NO_GOLDS_Y, 0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    fig.update_yaxes(title="golden-question accuracy", range=[NO_GOLDS_Y - 0.06, 1.05], showgrid=True,
+                     gridcolor="#eee", tickvals=ticks, ticktext=["no golds", *(f"{t:.1f}" for t in ticks[1:])])
     fig.update_layout(title=title, height=460, plot_bgcolor="white", legend={"orientation": "h", "y": -0.2},
                       margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig
