@@ -245,7 +245,7 @@ class LLMClient:
             try:
                 return await attempt_once(), attempt
             except Exception as exc:  # noqa: BLE001 - classified below; anything unknown is re-raised there
-                error = classify(exc)
+                error = self._without_key(classify(exc))
             wait = self.policy.wait_for(error.kind, attempt, error.retry_after, self._rng)
             if wait is None:
                 error.attempts = attempt
@@ -253,6 +253,13 @@ class LLMClient:
                 raise error
             log.debug("%s for model %s: %s; retrying in %.2f s", what, self.endpoint.model, error.kind, wait)
             await self._sleep(wait)
+
+    def _without_key(self, error: LLMError) -> LLMError:
+        """Some servers quote the key they refused in their error message: never pass it on."""
+        key = os.environ.get(self.endpoint.api_key_env) if self.endpoint.api_key_env else None
+        if key and error.args and key in str(error.args[0]):
+            error.args = (str(error.args[0]).replace(key, "***"),)
+        return error
 
     async def chat(self, messages: Sequence[dict], *, temperature: float | None = None,
                    max_tokens: int | None = None, json_schema: dict | None = None, json_mode: bool = False,

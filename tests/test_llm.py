@@ -288,3 +288,11 @@ def test_a_missing_key_names_the_variable_and_sends_nothing(server, sleep, monke
 def test_without_a_key_variable_a_placeholder_is_sent(server, sleep):
     run_sync(client_for(server, sleep).chat(USER))
     assert server.requests[0][2].get("authorization") == "Bearer not-needed"
+
+
+def test_a_key_quoted_by_the_server_is_masked(server, sleep, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    server.faults.append(Fault(status=401, message=f"Incorrect API key provided: {SECRET}"))
+    with pytest.raises(LLMError) as caught:
+        run_sync(client_for(server, sleep, api_key_env=KEY_ENV).chat(USER))
+    assert str(caught.value) == "auth (HTTP 401): Incorrect API key provided: ***"

@@ -1,0 +1,129 @@
+"""The Collect page through a router like app.py's, with AppTest, against fake OpenAI-compatible servers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.testing.v1 import AppTest
+
+from core.collect import CollectStore
+from tests.fake_openai import FakeOpenAI, Fault
+from tests.test_app_data import _RouterPagesManager, click, run, texts
+
+REPO = Path(__file__).resolve().parents[1]
+KEY_ENV = "EVALBOARD_TEST_PAGE_KEY"
+UNSET_ENV = "EVALBOARD_TEST_PAGE_UNSET_KEY"
+SECRET = "sk-page-0c7d-never-shown"
+ROUTER = '''
+import sys
+sys.path.insert(0, {repo!r})
+import streamlit as st
+
+PAGES = [
+    st.Page({data!r}, title="Data", url_path="data"),
+    st.Page({collect!r}, title="Collect", url_path="collect", default=True),
+]
+st.navigation(PAGES).run()
+'''
+QUERIES = b"query_id,prompt,category\nq1,What is 2+2?,math\nq2,Name a colour.,misc\nq3,Say hi.,misc\n"
+
+
+@pytest.fixture
+def router(tmp_path, db_path, monkeypatch) -> str:
+    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+    path = tmp_path / "router.py"
+    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"),
+                                  collect=str(REPO / "pages" / "collect.py")))
+    return str(path)
+
+
+@pytest.fixture
+def servers():
+    made = [FakeOpenAI(), FakeOpenAI()]
+    try:
+        yield made
+    finally:
+        for server in made:
+            server.stop()
+
+
+def models_toml(servers, second_key: str = KEY_ENV) -> bytes:
+    return (f'[[models]]\nname = "alpha"\nprovider = "openai"\nbase_url = "{servers[0].base_url}"\nmodel = "a-id"\n'
+            f'api_key_env = "{KEY_ENV}"\n\n'
+            f'[[models]]\nname = "beta"\nprovider = "gemini"\nbase_url = "{servers[1].base_url}"\nmodel = "b-id"\n'
+            f'api_key_env = "{second_key}"\n').encode()
+
+
+def page(router: str, models: bytes | None = None, queries: bytes | None = QUERIES) -> AppTest:
+    at = run(AppTest.from_file(router, default_timeout=60))
+    if models is not None:
+        at.file_uploader(key="collect_models_upload").set_value(("models.toml", models, "application/toml"))
+    if queries is not None:
+        at.file_uploader(key="collect_queries_upload").set_value(("evalset.csv", queries, "text/csv"))
+    return run(at)
+
+
+def everything_shown(at: AppTest) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    parts += [e.value.to_csv() for e in at.dataframe]
+    parts += [str(m.value) for m in at.metric]
+    return "\n".join(map(str, parts))
+
+
+def test_without_inputs_the_page_says_what_to_do(router):
+    at = page(router, queries=None)
+    assert texts(at.title) == ["Collect"]
+    assert any("Choose a models file and an eval set" in t for t in texts(at.info))
+
+
+def test_an_invalid_models_file_names_the_entry_and_field(router):
+    at = page(router, models=b'[[models]]\nname = "a"\nprovider = "x"\nmodel = "m"\n')
+    assert any("model 1 ('a'): field 'base_url' is required" in t for t in texts(at.error))
+    assert not at.button
+
+
+def test_bad_queries_name_rows_and_columns(router, servers, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    at = page(router, models=models_toml(servers), queries=b"query_id,prompt\nq1,\n")
+    assert any("empty prompt" in t and "prompt" in t for t in texts(at.error))
+
+
+def test_collect_show_progress_summary_resume_and_download(router, servers, db_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    servers[1].faults.append(Fault(status=400))
+    at = page(router, models=models_toml(servers))
+    config = at.dataframe[0].value
+    assert config[["Model", "Key variable", "Key"]].values.tolist() == [["alpha", KEY_ENV, "set"],
+                                                                        ["beta", KEY_ENV, "set"]]
+    assert config["Concurrency"].tolist() == [10, 5]
+    assert at.button(key="collect_start").label == "Start collection"
+    at = click(at, "collect_start")
+    assert any("5 answered, 1 failed" in t for t in texts(at.warning))
+    assert [m.value for m in at.metric][:2] == ["5 / 6", "1"]
+    assert any("bad_request 1" in t for t in texts(at.caption))
+    assert any("1 answers are missing" in t for t in texts(at.info))
+    assert at.button(key="collect_start").label == "Resume collection"
+    at = click(at, "collect_start")
+    assert any("Asked 1 (query, model) pairs" in t and "5 were already answered" in t for t in texts(at.success))
+    assert at.metric[0].value == "6 / 6"
+    summary = at.dataframe[-1].value
+    assert summary["answers"].tolist() == [3, 3]
+    assert "Download 6 answers (CSV)" in at.get("download_button")[0].proto.label
+    assert SECRET not in everything_shown(at)
+    with CollectStore(db_path) as store:
+        assert len(store.answers(store.run_id("collection-1"))) == 6
+
+
+def test_an_unset_key_is_flagged_and_stops_only_that_model(router, servers, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    monkeypatch.delenv(UNSET_ENV, raising=False)
+    at = page(router, models=models_toml(servers, second_key=UNSET_ENV))
+    assert at.dataframe[0].value["Key"].tolist() == ["set", "NOT SET"]
+    assert any(UNSET_ENV in t for t in texts(at.warning))
+    at = click(at, "collect_start")
+    assert any("beta" in t and "was stopped" in t and UNSET_ENV in t for t in texts(at.error))
+    assert servers[1].requests == [] and len(servers[0].requests) == 3
+    assert SECRET not in everything_shown(at)
