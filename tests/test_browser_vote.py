@@ -1,0 +1,177 @@
+"""Voting in a real browser: two annotators at once against a voting-only server, and a server restart.
+
+The server is ``streamlit run app.py`` with ``EVALBOARD_MODE=vote`` (the Vote page only) on a free port,
+with its own store. Two browser contexts (two Streamlit sessions) vote at the same time; half way the
+server is killed and started again on the same store and port, and both annotators go on. Then the
+store must hold every submitted vote exactly once, and no page ever held a model name or ran script
+from an answer. Screenshots go to tests/artifacts/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.campaign import connect, create_campaign, issue_tokens, read_answers, read_golden
+from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, REPO, STARTUP_S, VIEWPORT, WAIT_MS, _free_port
+
+playwright = pytest.importorskip("playwright.sync_api")
+expect, sync_playwright = playwright.expect, playwright.sync_playwright
+
+MODELS = ("secret-model-alpha", "secret-model-beta", "secret-model-gamma")
+TARGET = 6
+SCRIPT = "<script>window.__pwned=1</script><img src=x onerror='window.__pwned=2'>"
+ANSWERS_CSV = "\n".join(["query_id,prompt,model,answer"] + [
+    f'q{q},"Question {q}: which answer is clearer?",{m},"**Answer {q}.{i}** — {SCRIPT if i == 0 else "plain"}"'
+    for q in range(4) for i, m in enumerate(MODELS)]).encode()
+GOLDEN_CSV = b"question,correct_answer,wrong_answer\nLargest planet?,Jupiter,Mars\nSpider legs?,8,6\n"
+
+
+@contextlib.contextmanager
+def voting_server(db: Path, log: Path, port: int) -> Iterator[subprocess.Popen]:
+    """A voting-only server; the caller may kill it (the fixture then only reaps it)."""
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env={**os.environ, "EVALBOARD_DB": str(db), "EVALBOARD_MODE": "vote"},
+            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    if response.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer within {STARTUP_S} s:\n{log.read_text()[-3000:]}")
+            time.sleep(0.2)
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+@pytest.fixture
+def campaign_db(tmp_path) -> tuple[Path, list[str]]:
+    db = tmp_path / "evalboard.db"
+    conn = connect(db)
+    try:
+        campaign = create_campaign(conn, "browser", read_answers(ANSWERS_CSV, name="answers.csv"),
+                                   read_golden(GOLDEN_CSV, name="golden.csv"), golden_rate=0.2, target=TARGET,
+                                   seed=11)
+        tokens = [t.token for t in issue_tokens(conn, campaign, 2)]
+    finally:
+        conn.close()
+    return db, tokens
+
+
+def progress_text(done: int) -> str:
+    return f"{done} / {TARGET} done"
+
+
+def sign_in(page, url: str, token: str, done: int) -> None:
+    page.goto(url)
+    box = page.get_by_label("Your annotator token", exact=True)
+    box.fill(token)
+    box.press("Enter")
+    expect(page.get_by_text(progress_text(done))).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("heading", name="Answer B")).to_be_visible()
+
+
+def choose_and_submit(page, choice: str, double: bool = False) -> None:
+    page.get_by_role("radio", name=choice, exact=True).check(force=True)
+    submit = page.get_by_role("button", name="Submit")
+    submit.dblclick() if double else submit.click()
+
+
+def shown_question(page) -> str:
+    return page.get_by_text(re.compile(r"^(Question \d|Largest planet|Spider legs)")).first.inner_text()
+
+
+def check_page_is_clean(page) -> None:
+    html = page.content()
+    for name in (*MODELS, "golden:"):
+        assert name not in html
+    assert page.evaluate("window.__pwned") is None
+
+
+def test_two_annotators_vote_concurrently_across_a_restart(campaign_db, tmp_path):
+    db, tokens = campaign_db
+    port = _free_port()
+    log = tmp_path / "streamlit.log"
+    url = f"http://127.0.0.1:{port}"
+    submitted = {token: 0 for token in tokens}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        contexts = [browser.new_context(viewport=VIEWPORT) for _ in tokens]
+        pages = [c.new_page() for c in contexts]
+        for page in pages:
+            page.set_default_timeout(WAIT_MS)
+        try:
+            with voting_server(db, log, port) as server:
+                for page, token in zip(pages, tokens):
+                    sign_in(page, url, token, 0)
+                    check_page_is_clean(page)
+                pages[0].screenshot(path=ARTIFACTS / "vote_01_item.png")
+                for round_ in range(3):
+                    # Both submit before either waits: the two sessions' script runs overlap on the server.
+                    for page, choice in zip(pages, ("A", "Tie")):
+                        choose_and_submit(page, choice, double=round_ == 1)
+                    for page, token in zip(pages, tokens):
+                        submitted[token] += 1
+                        expect(page.get_by_text(progress_text(submitted[token]))).to_be_visible()
+                        check_page_is_clean(page)
+                pending = [shown_question(page) for page in pages]
+                server.kill()  # a crash, with an item on each screen
+                server.wait(timeout=10)
+            with voting_server(db, log, port):
+                for page, token, question in zip(pages, tokens, pending):
+                    sign_in(page, url, token, submitted[token])
+                    assert shown_question(page) == question  # the annotator continues where they were
+                while any(n < TARGET for n in submitted.values()):
+                    active = [(page, token) for page, token in zip(pages, tokens) if submitted[token] < TARGET]
+                    for page, _ in active:
+                        choose_and_submit(page, "Both bad")
+                    for page, token in active:
+                        submitted[token] += 1
+                        if submitted[token] < TARGET:
+                            expect(page.get_by_text(progress_text(submitted[token]))).to_be_visible()
+                        check_page_is_clean(page)
+                for page in pages:
+                    expect(page.get_by_text("All done")).to_be_visible()
+                    check_page_is_clean(page)
+                pages[1].screenshot(path=ARTIFACTS / "vote_02_done.png")
+        finally:
+            for context in contexts:
+                context.close()
+            browser.close()
+    conn = connect(db)
+    try:
+        rows = conn.execute("SELECT t.label, count(*), count(DISTINCT v.assignment_id) FROM campaign_votes v "
+                            "JOIN campaign_assignments a ON a.id = v.assignment_id "
+                            "JOIN campaign_tokens t ON t.token_hash = a.token_hash GROUP BY t.label").fetchall()
+        voted = conn.execute("SELECT count(*) FROM campaign_assignments WHERE voted = 1").fetchone()[0]
+    finally:
+        conn.close()
+    assert sorted(rows) == [("annotator-1", TARGET, TARGET), ("annotator-2", TARGET, TARGET)]
+    assert voted == 2 * TARGET == sum(submitted.values())
