@@ -364,5 +364,14 @@ async def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
-__all__ = ["ChatResult", "ERROR_KINDS", "Endpoint", "LLMClient", "LLMError", "RetryPolicy", "check_schema",
-           "classify", "run_sync"]
+__all__ = [
+    "ERROR_KINDS",
+    "ChatResult",
+    "Endpoint",
+    "LLMClient",
+    "LLMError",
+    "RetryPolicy",
+    "check_schema",
+    "classify",
+    "run_sync",
+]

@@ -9,7 +9,16 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.collect import CollectConfig, ConfigError, Progress, Query, RunSettings, collect, load_models, load_queries
+from core.collect import (
+    CollectConfig,
+    ConfigError,
+    Progress,
+    Query,
+    RunSettings,
+    collect,
+    load_models,
+    load_queries,
+)
 from core.collect.results import format_seconds
 from core.io import InputError
 from core.llm import run_sync
@@ -22,7 +31,7 @@ def pick_file(label: str, types: list[str], key: str, help_text: str):
     """An upload, or else a path on the server; returns (source, name) or (None, None)."""
     left, right = st.columns([3, 2])
     upload = left.file_uploader(label, type=types, key=f"{key}_upload", help=help_text)
-    path = right.text_input(f"…or a path on the server", key=f"{key}_path", placeholder=f"e.g. data/{key}.{types[0]}")
+    path = right.text_input("…or a path on the server", key=f"{key}_path", placeholder=f"e.g. data/{key}.{types[0]}")
     if upload is not None:
         return upload.getvalue(), upload.name
     if path.strip():
@@ -34,7 +43,7 @@ def read_config(source, name) -> CollectConfig | None:
     try:
         return load_models(source if isinstance(source, bytes) else Path(source), name=name)
     except ConfigError as exc:
-        st.error(f"The models file cannot be used:\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems))
+        st.error("The models file cannot be used:\n\n" + "\n".join(f"- {plain(p)}" for p in exc.problems))
         return None
 
 

@@ -9,7 +9,13 @@ from core.collect import CollectStore, RunMismatch, answers_table, summarize
 from core.collect.export import to_bytes
 from core.collect.results import format_seconds
 from core.store import default_db_path
-from pages._collect_parts import config_table, pick_file, read_config, read_queries, run_collection
+from pages._collect_parts import (
+    config_table,
+    pick_file,
+    read_config,
+    read_queries,
+    run_collection,
+)
 from pages._shared import plain, through_router
 
 LAST_OUTCOME = "collect_last_outcome"  # session key: (run name, outcome) of the last collection here

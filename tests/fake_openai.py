@@ -223,16 +223,16 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             # delayed ACK and every reply waits ~40 ms.
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, server._models())
             else:
                 self._send(404, _error_body(404, f"no route GET {self.path}"))
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
@@ -241,7 +241,7 @@ def _handler_for(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(400, _error_body(400, "request body is not JSON"))
                 return
             path = self.path.split("?")[0].rstrip("/")
-            if not (path.endswith("/chat/completions") or path.endswith("/embeddings")):
+            if not path.endswith(("/chat/completions", "/embeddings")):
                 self._send(404, _error_body(404, f"no route POST {self.path}"))
                 return
             fault = server._enter(path, body, dict(self.headers.items()))

@@ -9,11 +9,22 @@ import asyncio
 import logging
 import random
 
+import pandas as pd
 import pytest
 
 from core.cleaning import clean_answer
-from core.collect import (CollectStore, Query, RunMismatch, RunSettings, answers_table, campaign_answers, collect,
-                          parse_models, summarize)
+from core.collect import (
+    CollectStore,
+    Query,
+    RunMismatch,
+    RunSettings,
+    answers_table,
+    campaign_answers,
+    collect,
+    parse_models,
+    summarize,
+)
+from core.collect.queries import queries_from_frame
 from core.collect.results import ModelProgress, Progress
 from core.collect.summary import to_json, to_text
 from core.llm import run_sync
@@ -90,8 +101,6 @@ def test_a_slow_provider_does_not_hold_up_another(servers, db_path):
 
 def test_queries_are_asked_in_priority_order(servers, db_path):
     queries = [Query("low", "a", priority=0), Query("high", "b", priority=9), Query("mid", "c", priority=3)]
-    from core.collect.queries import queries_from_frame
-    import pandas as pd
     ordered = queries_from_frame(pd.DataFrame([q.__dict__ for q in queries]))
     config = parse_models({"models": [entry("m", servers[0], "x", concurrency=1)]})
     run(config, ordered, db_path)

@@ -11,7 +11,13 @@ provider's limits, resumable, written to the store as answers arrive.
 - :mod:`core.collect.cli` — ``evalboard collect run|status|export``.
 """
 
-from core.collect.config import CollectConfig, ConfigError, ModelSpec, load_models, parse_models
+from core.collect.config import (
+           CollectConfig,
+           ConfigError,
+           ModelSpec,
+           load_models,
+           parse_models,
+)
 from core.collect.dispatch import RunSettings, SessionOutcome, collect
 from core.collect.export import answers_table, campaign_answers, write_answers
 from core.collect.queries import Query, load_queries
