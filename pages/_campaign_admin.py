@@ -132,7 +132,8 @@ def _publish(name: str) -> None:
         st.error(f"Not published: {plain(exc)}")
         return
     select_after_rerun(dataset.id)
-    st.session_state[FLASH] = f"{dataset.rows:,} votes published as dataset '{dataset.name}' (now active)."
+    plural = "s" if dataset.rows != 1 else ""
+    st.session_state[FLASH] = f"{dataset.rows:,} vote{plural} published as dataset '{dataset.name}' (now active)."
     st.rerun()
 
 

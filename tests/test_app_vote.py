@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.campaign import (connect, create_campaign, issue_tokens, publish, read_answers, read_golden,
-                           record_vote, revoke_token, serve_next)
+                           record_vote, revoke_token, serve_next, vote_records)
 from core.io import load
 from core.store import Store
 from tests.test_app_data import _RouterPagesManager, run, texts
@@ -23,6 +24,13 @@ ANSWERS_CSV = "\n".join(["query_id,prompt,model,answer"] + [
     f'q{q},"Question {q}: why?",{m},"**Answer {q}.{i}** {HTML if q == 0 else ""} https://leak.example/{m}"'
     for q in range(3) for i, m in enumerate(MODELS)]).encode()
 GOLDEN_CSV = b"question,correct_answer,wrong_answer\nLargest planet?,Jupiter,Mars\nSpider legs?,8,6\n"
+
+
+@pytest.fixture(autouse=True)
+def fixed_tokens(monkeypatch):
+    """Tokens seed each annotator's draws (golden or not, sides): fixed ones make every run the same."""
+    numbers = iter(range(10_000))
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"fixed-secret-{next(numbers):04d}")
 
 
 @pytest.fixture
@@ -208,7 +216,7 @@ def test_a_bad_answers_file_is_reported_and_nothing_created(app, db_path):
 
 
 def test_revoke_and_publish_on_the_data_page(app, campaign_tokens):
-    conn, _, (token, other) = campaign_tokens
+    conn, campaign, (token, _) = campaign_tokens
     item = serve_next(conn, token)
     record_vote(conn, token, item.assignment_id, {"overall": "model_a", "style": "tie"})
     at = run(AppTest.from_file(APP, default_timeout=60))
@@ -221,7 +229,8 @@ def test_revoke_and_publish_on_the_data_page(app, campaign_tokens):
     assert table_with(at, "golden_done")["revoked"].tolist() == [False, True]
     at.button(key="campaign_publish").click()
     run(at)
-    assert "2 votes published as dataset 'campaign ab' (now active)." in texts(at.success)
+    rows = len(vote_records(conn, campaign))
+    assert f"{rows} vote{'s' if rows != 1 else ''} published as dataset 'campaign ab' (now active)." in texts(at.success)
     with Store() as store:
         (dataset,) = store.datasets()
     assert at.session_state["active_dataset"] == dataset.id
@@ -243,7 +252,7 @@ navigation.run()
 
 
 def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, tmp_path):
-    conn, _, (token, _) = campaign_tokens
+    conn, campaign, (token, _) = campaign_tokens
     item = serve_next(conn, token)
     record_vote(conn, token, item.assignment_id, {"overall": "model_a", "style": "tie"})
     first = publish(Store().path, "ab")
@@ -256,7 +265,7 @@ def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, t
     run(at)
     with Store() as store:
         (fresh,) = store.datasets()
-    assert fresh.id != first.id and fresh.rows == 4
+    assert fresh.id != first.id and fresh.rows == len(vote_records(conn, campaign)) > first.rows
     assert at.session_state["active_dataset"] == fresh.id
     assert at.sidebar.selectbox(key="active_dataset").value == fresh.id
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import threading
 
@@ -34,6 +35,13 @@ GOLDEN_CSV = ("question,correct_answer,wrong_answer\n"
               "Boiling point of water at sea level?,100 °C,50 °C\n"
               "How many legs has a spider?,8,6\n"
               "Largest planet?,Jupiter,Mars\n").encode()
+
+
+@pytest.fixture(autouse=True)
+def fixed_tokens(monkeypatch):
+    """Tokens seed each annotator's draws (golden or not, sides): fixed ones make every run the same."""
+    numbers = iter(range(10_000))
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"fixed-secret-{next(numbers):04d}")
 
 
 @pytest.fixture
@@ -236,9 +244,11 @@ def test_concurrent_annotators_lose_no_vote(db_path, conn, campaign):
 def test_vote_records_follow_the_vote_contract(conn, campaign, token):
     vote_all(conn, token)
     votes = vote_records(conn, campaign)
-    assert len(votes) == 2 * 5 and votes["vote_id"].is_unique
-    assert set(votes["dimension"]) == {"overall", "style"}
     golden = votes[votes["is_golden"]]
+    assert len(golden) >= 1 and votes["vote_id"].is_unique
+    # pair items are published on both dimensions, golden items once (on the first dimension)
+    assert len(votes) == 2 * (5 - len(golden)) + len(golden)
+    assert set(votes["dimension"]) == {"overall", "style"} and set(golden["dimension"]) == {"overall"}
     assert set(golden["model_a"]) | set(golden["model_b"]) <= {GOLDEN_CORRECT, GOLDEN_WRONG}
     assert (golden["query_id"].str.startswith("golden:")).all()
     real = votes[~votes["is_golden"]]
@@ -253,8 +263,8 @@ def test_publish_makes_a_dataset_every_analysis_reads(db_path, conn, campaign, t
     assert campaign_of_dataset(dataset) == "demo" and dataset.kind == "votes"
     with Store(db_path) as store:
         frame = store.load(dataset.id)
-    assert len(frame) == 10
     golden = frame[frame["is_golden"]]
+    assert len(golden) >= 1 and len(frame) == 2 * (5 - len(golden)) + len(golden)
     quality = annotator_quality(frame)
     expected_correct = int((golden["golden_answer"] == "model_a").sum())
     assert quality["n_golden"].iloc[0] == len(golden)
@@ -273,7 +283,7 @@ def test_publish_replaces_the_previous_snapshot(db_path, conn, campaign, token):
     second = publish(db_path, "demo")
     with Store(db_path) as store:
         snapshots = [d for d in store.datasets() if campaign_of_dataset(d) == "demo"]
-    assert [d.id for d in snapshots] == [second.id] and second.rows == 10
+    assert [d.id for d in snapshots] == [second.id] and second.rows == len(vote_records(conn, campaign))
 
 
 def test_a_failed_publish_keeps_the_previous_snapshot(db_path, conn, campaign, token, monkeypatch):
@@ -326,7 +336,7 @@ def test_cli_create_vote_status_publish(files, db_path, capsys):
     out = capsys.readouterr().out
     assert "revoked the token of bob" in out and "annotator-3\t" in out
     assert main(["campaign", "publish", "cli"]) == 0
-    assert "10 votes stored as dataset 'campaign cli'" in capsys.readouterr().out
+    assert "9 votes stored as dataset 'campaign cli'" in capsys.readouterr().out  # 4 pair items × 2 dimensions, 1 golden
     assert main(["campaign", "status"]) == 0 and capsys.readouterr().out.split() == ["cli"]
 
 

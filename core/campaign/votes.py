@@ -66,7 +66,12 @@ def _check_outcomes(campaign: Campaign, outcomes: Mapping[str, str]) -> None:
 
 
 def vote_records(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
-    """The campaign's votes in the canonical vote columns (core.schema), one row per (item, dimension)."""
+    """The campaign's votes in the canonical vote columns (core.schema), one row per (item, dimension).
+
+    A golden item is asked on every dimension (so that it looks like any other item) but has one correct
+    answer: only its first dimension's vote is published, so each golden item counts once towards an
+    annotator's golden accuracy. The other answers stay in ``campaign_votes``.
+    """
     rows = conn.execute(
         """
         SELECT v.id, coalesce(a.query_id, 'golden:' || a.golden_id), coalesce(q.game_id, 'all'), v.dimension,
@@ -77,8 +82,8 @@ def vote_records(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
         JOIN campaign_tokens t ON t.token_hash = a.token_hash
         LEFT JOIN campaign_queries q ON q.campaign_id = a.campaign_id AND q.query_id = a.query_id
         LEFT JOIN campaign_golden g ON g.id = a.golden_id
-        WHERE a.campaign_id = ? ORDER BY v.id
-        """, [campaign.id]).fetchall()
+        WHERE a.campaign_id = ? AND (a.golden_id IS NULL OR v.dimension = ?) ORDER BY v.id
+        """, [campaign.id, campaign.dimensions[0]]).fetchall()
     columns = ["vote_id", "query_id", "game_id", "dimension", "category", "model_a", "model_b", "winner",
                "annotator_id", "timestamp", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer"]
     frame = pd.DataFrame(rows, columns=columns)
