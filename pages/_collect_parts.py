@@ -58,7 +58,7 @@ def read_queries(source, name) -> list[Query] | None:
 def config_table(config: CollectConfig) -> pd.DataFrame:
     """Keys appear as their variable's name and whether it is set, never as values."""
     frame = pd.DataFrame(config.table(os.environ))
-    frame["key_set"] = frame["key_set"].map({True: "set", False: "NOT SET"})
+    frame["key_set"] = frame["key_set"].map(lambda v: "not needed" if v is None else "set" if v else "NOT SET")
     return frame.rename(columns={"name": "Model", "provider": "Provider", "model": "Model id", "base_url": "Base URL",
                                  "api_key_env": "Key variable", "key_set": "Key", "concurrency": "Concurrency",
                                  "provider_limit": "Provider limit", "params": "Parameters"})

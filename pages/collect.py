@@ -3,6 +3,7 @@ answers file for a voting campaign."""
 
 import os
 
+import pandas as pd
 import streamlit as st
 
 from core.collect import CollectStore, RunMismatch, answers_table, summarize
@@ -97,7 +98,7 @@ c.metric("Latency p50", "–" if summary.latency_p50_s is None else f"{summary.l
 d.metric("Latency p90", "–" if summary.latency_p90_s is None else f"{summary.latency_p90_s:.2f} s")
 if summary.failures_by_kind():
     st.caption("Failures by type: " + ", ".join(f"{k} {n:,}" for k, n in summary.failures_by_kind().items()))
-st.dataframe(summary.rows(), hide_index=True, key="collect_summary_table",
+st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key="collect_summary_table",
              column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("p50 s", "p90 s", "p99 s")})
 if not summary.complete:
     st.info(f"{summary.expected - summary.answers:,} answers are missing: press Resume to ask for them.")

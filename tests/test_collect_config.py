@@ -74,7 +74,7 @@ def test_the_config_table_shows_only_the_key_variable(monkeypatch):
                                       model(name="c")]})
     rows = config.table({"SET_KEY": "sk-secret-value"})
     assert [(r["api_key_env"], r["key_set"]) for r in rows] == [("SET_KEY", True), ("UNSET_KEY", False),
-                                                                 ("(none: local server)", True)]
+                                                                 ("(none: local server)", None)]
     assert "sk-secret-value" not in repr(rows) + repr(config)
 
 

@@ -84,10 +84,11 @@ class CollectConfig:
         return min(model.concurrency or self.limit_of(model), self.limit_of(model))
 
     def table(self, environ: Mapping[str, str]) -> list[dict]:
-        """One row per model for display: the key appears only as its variable's name and whether it is set."""
+        """One row per model for display: the key appears only as its variable's name and whether it is set
+        (``key_set`` None: no key needed)."""
         return [{"name": m.name, "provider": m.provider, "model": m.model, "base_url": m.base_url,
                  "api_key_env": m.api_key_env or "(none: local server)",
-                 "key_set": True if m.api_key_env is None else bool(environ.get(m.api_key_env)),
+                 "key_set": None if m.api_key_env is None else bool(environ.get(m.api_key_env)),
                  "concurrency": self.model_limit(m), "provider_limit": self.limit_of(m),
                  "params": ", ".join(f"{k}={v}" for k, v in sorted(m.params.items()))} for m in self.models]
 
