@@ -135,6 +135,11 @@ def test_queries_from_jsonl_keep_text_ids():
     assert [(q.query_id, q.prompt) for q in queries] == [("7", "seven"), ("007", " spaced ")]
 
 
+def test_a_query_column_is_the_prompt_when_there_is_no_prompt_column():
+    queries = load_queries(b"query_id,query,category\nq1,How do I bake bread?,Cooking\n", name="evalset.csv")
+    assert [(q.query_id, q.prompt, q.category) for q in queries] == [("q1", "How do I bake bread?", "Cooking")]
+
+
 def test_bad_queries_name_rows_and_columns():
     csv = b"query_id,prompt,priority\nq1,one,1\nq1,two,x\n,three,\nq4,  ,\n"
     with pytest.raises(InputError) as caught:

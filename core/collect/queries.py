@@ -1,5 +1,6 @@
 """The queries to ask: an eval-set file (CSV, TSV, JSON, JSONL) with ``query_id, prompt`` and optional
-``category, priority``, in the order they are asked.
+``category, priority``, in the order they are asked (a ``query`` column is read as the prompt when there
+is no ``prompt`` column).
 
 Order: higher ``priority`` first (a missing priority counts as 0), then file order. Query ids are text
 (``7`` and ``007`` are different ids) and must be unique; prompts must not be empty.
@@ -36,6 +37,8 @@ def load_queries(source: Any, name: str | None = None) -> list[Query]:
 
 
 def queries_from_frame(frame: pd.DataFrame, source: str = "queries") -> list[Query]:
+    if "prompt" not in frame.columns and "query" in frame.columns:  # the eval-set builder's name for the text
+        frame = frame.rename(columns={"query": "prompt"})
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(source, [Problem(tuple(missing), "required column missing; an eval set needs "
