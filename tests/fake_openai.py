@@ -58,6 +58,9 @@ Observability (all thread-safe to read from the test):
   as soon as a reply arrives is never over-counted);
 - ``calls_by_model`` — ``collections.Counter`` of chat and embeddings requests by ``model``.
 
+``reset_counts()`` clears ``requests``, ``calls_by_model`` and ``max_in_flight`` between the phases of a test
+(e.g. before resuming a run, to see exactly what the resume asked for).
+
 ``latency_s`` (mutable) is slept by every chat and embeddings request before it answers. Several servers
 can run at once (each on its own free port); use one per provider to test per-provider limits. The
 server runs in a daemon thread; leaving the ``with`` block (or ``stop()``) shuts it down.

@@ -68,7 +68,7 @@ def stored(db_path, table="collect_answers") -> list[tuple]:
 def test_each_provider_reaches_but_never_exceeds_its_limit(servers, db_path):
     fast, slow, local = servers
     for server in servers:
-        server.latency_s = 0.03
+        server.latency_s = 0.05  # long enough for every worker's request to overlap even on a busy machine
     config = parse_models({"providers": {"openai": {"concurrency": 4}, "gemini": {"concurrency": 2}},
                            "models": [entry("gpt", fast, "openai"), entry("gpt-mini", fast, "openai"),
                                       entry("gem", slow, "gemini"), entry("llama", local, "doubao")]})
