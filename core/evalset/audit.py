@@ -1,0 +1,69 @@
+"""The audit of a build: for every stage, the queries in and out, why each dropped query was dropped,
+how (model or offline rule) and what the model calls cost. Written as JSON and markdown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass
+class StageRecord:
+    stage: str
+    n_in: int
+    n_out: int
+    method: str  # "model", "offline", "given", …
+    dropped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    notes: list[str] = field(default_factory=list)
+    calls: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"stage": self.stage, "in": self.n_in, "out": self.n_out, "method": self.method,
+                "dropped": self.dropped, "notes": self.notes, "calls": self.calls}
+
+
+@dataclass
+class Audit:
+    stages: list[StageRecord] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+    checks: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)
+
+    def add(self, record: StageRecord) -> StageRecord:
+        self.stages = [s for s in self.stages if s.stage != record.stage] + [record]  # a rerun replaces
+        return record
+
+    def as_dict(self) -> dict:
+        return {"settings": self.settings, "stages": [s.as_dict() for s in self.stages],
+                "selection": self.selection, "checks": self.checks}
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), indent=2, ensure_ascii=False, default=str)
+
+    def to_markdown(self) -> str:
+        lines = ["# Eval-set build audit", ""]
+        if self.settings:
+            lines += ["## Settings", ""] + [f"- {k}: {_md(v)}" for k, v in self.settings.items()] + [""]
+        lines += ["## Stages", "", "| Stage | Method | In | Out | Dropped (reason: count) | Model calls (failed) |",
+                  "|---|---|---:|---:|---|---|"]
+        for s in self.stages:
+            dropped = "; ".join(f"{_md(k)}: {v:,}" for k, v in s.dropped.items()) or "—"
+            calls = f"{s.calls.get('calls', 0):,} ({s.calls.get('failed', 0):,})" if s.calls else "—"
+            lines.append(f"| {s.stage} | {s.method} | {s.n_in:,} | {s.n_out:,} | {dropped} | {calls} |")
+        notes = [(s.stage, n) for s in self.stages for n in s.notes]
+        if notes:
+            lines += ["", "## Notes", ""] + [f"- {stage}: {_md(n)}" for stage, n in notes]
+        if self.selection:
+            lines += ["", "## Selection", ""]
+            for k, v in self.selection.items():
+                lines.append(f"- {k}: {_md(v)}")
+        if self.checks:
+            lines += ["", "## Automatic checks", ""]
+            for k, v in self.checks.items():
+                lines.append(f"- {k}: {_md(v)}")
+        return "\n".join(lines) + "\n"
+
+
+def _md(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str) if isinstance(value, (dict, list)) else str(value)
+    return text.replace("|", "\\|")

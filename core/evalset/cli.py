@@ -1,0 +1,139 @@
+"""``evalboard evalset``: build an eval set from a query pool, list and show stored sets.
+
+    evalboard evalset build POOL --size N [--output evalset.csv] [--categories a,b,c] [--exclude X,Y]
+                             [--seed S] [--db PATH] [--name NAME] [--replace] [--domain TEXT]
+                             [--slice NAME=SHARE[:MIN]] [--buffer 2]
+                             [--base-url URL --model NAME [--api-key-env VAR] [--concurrency 4]
+                              [--embed-model NAME]]
+    evalboard evalset list [--db PATH]
+    evalboard evalset show NAME [--db PATH] [--format table|csv|jsonl|audit]
+
+Without ``--base-url``/``--model`` every stage runs offline (the audit says which rule replaced which
+model call). Exit status 0, 2 for invalid input or options, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from core.evalset.pipeline import build
+from core.evalset.pool import read_pool
+from core.evalset.results import checks, eval_set, to_csv, to_jsonl, write_outputs
+from core.evalset.settings import BuildSettings, ModelConfig, parse_slices
+from core.evalset.store import EvalSetNotFound, list_sets, load, save
+
+EXIT_OK, EXIT_INVALID = 0, 2
+
+
+def add_commands(sub) -> dict:
+    parser = sub.add_parser("evalset", help="build a deduplicated, category-balanced eval set from a query pool",
+                            description="Eval sets: build one from a pool of queries, list or show stored ones.")
+    actions = parser.add_subparsers(dest="evalset_command", required=True, metavar="ACTION")
+    b = actions.add_parser("build", help="build an eval set from POOL (CSV/JSONL/TXT)",
+                           description="Exact and semantic dedup, pre-filter, categories, scoring, Hamilton "
+                                       "allocation with slice quotas, similarity check; writes the eval set, "
+                                       "its audit (JSON and markdown) and stores it.")
+    b.add_argument("pool", metavar="POOL", help="CSV/TSV/JSON/JSONL with a query, prompt or text column; or TXT, "
+                                                "one query per line")
+    b.add_argument("--size", type=int, required=True, help="number of queries to select")
+    b.add_argument("--output", default="evalset.csv", help="eval-set file: .csv or .jsonl (default evalset.csv); "
+                                                           "the audit goes beside it")
+    b.add_argument("--categories", help="comma-separated categories to use instead of discovering them")
+    b.add_argument("--exclude", help="comma-separated categories to exclude")
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--domain", default="", help="what the eval set is about (for the relevance judgment)")
+    b.add_argument("--slice", action="append", default=[], metavar="NAME=SHARE[:MIN]",
+                   help="slice quota override, e.g. procedural=0.4:5 or trap_unreleased=0.1:1 (repeatable)")
+    b.add_argument("--buffer", type=int, default=2, help="extra places slice backfill may add (default 2)")
+    b.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
+    b.add_argument("--name", help="stored name (default: the output file name without extension)")
+    b.add_argument("--replace", action="store_true", help="replace a stored eval set of the same name")
+    m = b.add_argument_group("model endpoint (optional; none: offline)")
+    m.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    m.add_argument("--model", help="chat model for relevance, rewrite, review, categories and scoring")
+    m.add_argument("--api-key-env", help="NAME of the environment variable holding the API key")
+    m.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default 4)")
+    m.add_argument("--embed-model", help="embeddings model at the same endpoint (default: offline TF-IDF)")
+    show = actions.add_parser("show", help="print a stored eval set")
+    show.add_argument("name", metavar="NAME")
+    show.add_argument("--db")
+    show.add_argument("--format", choices=("table", "csv", "jsonl", "audit"), default="table")
+    listing = actions.add_parser("list", help="list stored eval sets")
+    listing.add_argument("--db")
+    return {"evalset": run}
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"build": cmd_build, "show": cmd_show, "list": cmd_list}[args.evalset_command](args)
+
+
+def _names(text: str | None) -> tuple[str, ...]:
+    return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+
+def model_config(args: argparse.Namespace) -> ModelConfig | None:
+    if not args.base_url and not args.model:
+        if args.embed_model:
+            raise ValueError("--embed-model needs --base-url and --model")
+        return None
+    if not (args.base_url and args.model):
+        raise ValueError("a model endpoint needs both --base-url and --model")
+    config = ModelConfig(args.base_url, args.model, args.api_key_env, args.concurrency, args.embed_model)
+    if not config.endpoint().key_is_set():
+        raise ValueError(f"the environment variable {args.api_key_env} (--api-key-env) is not set")
+    return config
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    if args.size < 1:
+        raise ValueError("--size must be a positive integer")
+    settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
+                             seed=args.seed, domain=args.domain, model=model_config(args),
+                             slices=parse_slices(args.slice), buffer=args.buffer)
+    pool = read_pool(args.pool)
+    state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
+    table = eval_set(state)
+    name = args.name or Path(args.output).stem
+    set_id = save(table, state.audit, name, args.db, replace=args.replace)  # before files: a name clash writes nothing
+    files = write_outputs(state, args.output)
+    print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
+    print(f"stored as eval set '{name}' (id {set_id})")
+    failed = {k: v for k, v in checks(state).items() if v}
+    for rule, ids in failed.items():
+        print(f"  check failed: {rule}: {', '.join(ids[:20])}")
+    return EXIT_OK if not failed else 1
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    try:
+        info, table = load(args.name, args.db)
+    except EvalSetNotFound as exc:
+        print(f"evalboard: {exc}; list them with: evalboard evalset list")
+        return EXIT_INVALID
+    if args.format == "csv":
+        print(to_csv(table), end="")
+    elif args.format == "jsonl":
+        print(to_jsonl(table), end="")
+    elif args.format == "audit":
+        import json
+
+        print(json.dumps(info.audit, indent=2, ensure_ascii=False))
+    else:
+        print(f"eval set '{info.name}' (id {info.id}, {info.size:,} queries, created {info.created_at} UTC)")
+        for rec in table.itertuples():
+            text = " ".join(str(rec.prompt).split())
+            print(f"  {rec.query_id:<12} {str(rec.category)[:24]:<24} {str(rec.reason)[:28]:<28} "
+                  f"{text[:80] + ('…' if len(text) > 80 else '')}")
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    sets = list_sets(args.db)
+    if not sets:
+        print("no eval sets stored; build one with: evalboard evalset build POOL --size N")
+        return EXIT_OK
+    print(f"{'id':>4}  {'size':>6}  {'created (UTC)':<25} name")
+    for s in sets:
+        print(f"{s.id:>4}  {s.size:>6,}  {s.created_at:<25} {s.name}")
+    return EXIT_OK

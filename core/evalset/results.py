@@ -1,0 +1,125 @@
+"""What a build hands out: the eval-set table, the automatic checks, manual rejection with replacement,
+and the files (CSV/JSONL eval set, audit JSON and markdown).
+
+The eval-set file is the answer collector's queries file as it is (``query_id, prompt`` plus
+``category``); ``subcategory, raw_query_original, reason``, the scores and tags follow. In the CSV the
+label columns (category, subcategory, reason) are protected against spreadsheet formulas; the query id and
+texts are written verbatim so that the collector sends exactly the selected text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from core.evalset.audit import StageRecord
+from core.evalset.pipeline import Build
+from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
+from core.formats import csv_text, json_value
+
+EVAL_SET_COLUMNS = ("query_id", "prompt", "category", "subcategory", "raw_query_original", "reason",
+                    *SCORE_COLUMNS, "score", *TAG_COLUMNS)
+_LABELS = ("category", "subcategory", "reason")
+_INVALID = ("duplicate", "exact_duplicate", "excluded", "classification_failed", "rejected", "irrelevant",
+            "too_short", "unreadable")
+
+
+def eval_set(state: Build) -> pd.DataFrame:
+    """The selected queries in selection order, with why each was chosen."""
+    if state.selector is None:
+        return pd.DataFrame(columns=list(EVAL_SET_COLUMNS))
+    frame = state.selector.frame
+    chosen = state.selector.selection.chosen
+    rows = list(chosen)
+    out = frame.iloc[rows].reset_index(drop=True).rename(columns={"query": "prompt"})
+    out["reason"] = [chosen[r] for r in rows]
+    out = out[list(EVAL_SET_COLUMNS)]
+    # best first inside each category, categories by size: easy to read and review
+    sizes = out["category"].map(out["category"].value_counts())
+    order = np.lexsort((out["query_id"].astype(str).to_numpy(), -out["score"].to_numpy(float),
+                        out["category"].astype(str).to_numpy(), -sizes.to_numpy()))
+    return out.iloc[order].reset_index(drop=True)
+
+
+def checks(state: Build) -> dict:
+    """Rules the final set must satisfy; every value is a list of offending ids (empty: passed)."""
+    selected = eval_set(state)["query_id"].astype(str)
+    status = state.pool.set_index(state.pool["query_id"].astype(str))["status"]
+    excluded_categories = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
+    failed = state.pool.loc[state.pool["classification_failed"].fillna(False).astype(bool), "query_id"].astype(str)
+    sel = eval_set(state)
+    return {
+        "duplicate_selected": [q for q in selected if status.get(q) in ("duplicate", "exact_duplicate")],
+        "excluded_category_selected": sel.loc[sel["category"].isin(excluded_categories), "query_id"].tolist(),
+        "classification_failed_selected": [q for q in selected if q in set(failed)],
+        "invalid_status_selected": [q for q in selected if status.get(q) in _INVALID],
+    }
+
+
+def record_selection(state: Build) -> None:
+    sel = state.selector.selection
+    table = eval_set(state)
+    reasons = table["reason"].str.split(":").str[0].value_counts().to_dict()
+    state.audit.selection = {
+        "size_asked": state.settings.size, "size": len(table),
+        "allocation": {str(k): v for k, v in sel.allocation.items()},
+        "reasons": reasons, "slices": sel.slice_report, "similar_pairs_replaced": sel.replacements,
+        "rejected_in_review": sel.rejected,
+    }
+    found = checks(state)
+    state.audit.checks = {k: (v or "passed") for k, v in found.items()}
+    n = int(state.active().sum())
+    notes = [f"Hamilton allocation over {len(sel.allocation)} categories (ties: larger category, then name)"]
+    short = [s["slice"] for s in sel.slice_report if not s["met"]]
+    if short:
+        notes.append(f"slice quotas not met (too few tagged candidates): {', '.join(short)}")
+    if len(table) < state.settings.size:
+        notes.append(f"only {len(table):,} eligible queries for {state.settings.size:,} places")
+    state.audit.add(StageRecord("selection", n, len(table), "allocation", notes=notes))
+
+
+def reject(state: Build, query_ids: list[str]) -> list[str]:
+    """Manual review: take these selected queries out (status ``rejected``) and draw replacements.
+    Returns the ids that were not in the set."""
+    unknown = state.selector.reject([str(q).strip() for q in query_ids if str(q).strip()])
+    done = set(state.selector.selection.rejected)
+    state.pool.loc[state.pool["query_id"].astype(str).isin(done), "status"] = "rejected"
+    record_selection(state)
+    return unknown
+
+
+def drops(state: Build) -> pd.DataFrame:
+    """Every query that left, with its reason (and its canonical query for duplicates)."""
+    f = state.pool
+    gone = f[f["status"] != "candidate"]
+    return gone[["query_id", "raw_query_original", "status", "duplicate_of", "category"]].reset_index(drop=True)
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    safe = table.copy()
+    for col in _LABELS:
+        if col in safe:
+            safe[col] = safe[col].map(csv_text)
+    return safe.to_csv(index=False)
+
+
+def to_jsonl(table: pd.DataFrame) -> str:
+    return "".join(json.dumps(json_value(rec), ensure_ascii=False) + "\n" for rec in table.to_dict("records"))
+
+
+def write_outputs(state: Build, output: str | Path) -> list[Path]:
+    """The eval set (CSV, or JSONL when the name ends in .jsonl) and the audit (``<stem>.audit.json`` and
+    ``<stem>.audit.md``) beside it, plus the dropped queries (``<stem>.drops.csv``)."""
+    path = Path(output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = eval_set(state)
+    path.write_text(to_jsonl(table) if path.suffix.lower() == ".jsonl" else to_csv(table), encoding="utf-8")
+    stem = path.with_suffix("")
+    files = [path, Path(f"{stem}.audit.json"), Path(f"{stem}.audit.md"), Path(f"{stem}.drops.csv")]
+    files[1].write_text(state.audit.to_json() + "\n", encoding="utf-8")
+    files[2].write_text(state.audit.to_markdown(), encoding="utf-8")
+    files[3].write_text(to_csv(drops(state)), encoding="utf-8")
+    return files

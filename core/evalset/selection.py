@@ -1,0 +1,203 @@
+"""Choosing the eval set from the eligible candidates.
+
+1. Hamilton allocation of ``size`` places over categories (:mod:`core.evalset.allocation`), then inside a
+   refined category over its subcategories; inside each group the best-scored queries are taken
+   (representativeness descending, then query id). Reason: ``allocation``.
+2. Slice quotas, checked after the main sampling: a slice with target share s and minimum m needs
+   max(m, ceil(s × size)) selected queries carrying its tag. A shortfall is backfilled with the
+   best-scored unselected queries of the slice (reason ``slice backfill: <slice>``); the first ``buffer``
+   backfills are extra places, later ones replace the lowest-scored selected query that carries no
+   tag of an enabled slice, so the set ends with between ``size`` and ``size + buffer`` queries.
+3. Post-selection similarity check: for every selected pair with cosine > ``similarity_limit`` (most
+   similar pair first), the lower-ranked query is replaced by the best-scored unselected query of the
+   same category that is not similar to any selected query (reason ``replacement: similar to <id>``);
+   when its category has none left, the place goes to the best such query of any category, else it
+   stays empty.
+4. Manual review: rejected queries leave the set and are replaced the same way (``replacement:
+   rejected <id>``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from core.evalset.allocation import hamilton
+
+
+@dataclass(frozen=True)
+class SliceQuota:
+    name: str
+    tag: str
+    share: float
+    minimum: int
+
+    @property
+    def enabled(self) -> bool:
+        return self.share > 0 or self.minimum > 0
+
+    def target(self, size: int) -> int:
+        return max(self.minimum, math.ceil(self.share * size - 1e-9)) if self.enabled else 0
+
+
+DEFAULT_SLICES = (SliceQuota("procedural", "is_procedural", 0.32, 4),
+                  SliceQuota("structured", "needs_structured_output", 0.25, 3),
+                  SliceQuota("constraint_heavy", "has_heavy_constraints", 0.18, 2),
+                  SliceQuota("trap_unreleased", "is_trap_unreleased", 0.0, 0))
+SIMILARITY_LIMIT = 0.85
+BUFFER = 2
+
+
+@dataclass(frozen=True)
+class SelectionSettings:
+    size: int
+    slices: tuple[SliceQuota, ...] = DEFAULT_SLICES
+    buffer: int = BUFFER
+    similarity_limit: float = SIMILARITY_LIMIT
+
+    def __post_init__(self):
+        if not isinstance(self.size, int) or self.size < 1:
+            raise ValueError("size must be a positive integer")
+        if self.buffer < 0:
+            raise ValueError("buffer must be a non-negative integer")
+        for s in self.slices:
+            if not 0 <= s.share <= 1 or s.minimum < 0:
+                raise ValueError(f"slice {s.name}: share must lie in [0, 1] and minimum be ≥ 0")
+
+
+@dataclass
+class Selection:
+    """The selected positions (rows of the candidates frame) with their reasons, plus what happened."""
+
+    chosen: dict[int, str] = field(default_factory=dict)  # row -> reason, in selection order
+    allocation: dict[str, int] = field(default_factory=dict)
+    slice_report: list[dict] = field(default_factory=list)
+    replacements: list[dict] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+
+class Selector:
+    """Selection over a candidates frame (columns query_id, category, subcategory, score and the tags)
+    with unit embeddings aligned to its rows."""
+
+    def __init__(self, candidates: pd.DataFrame, embeddings: np.ndarray, settings: SelectionSettings):
+        self.frame = candidates.reset_index(drop=True)
+        self.emb = np.asarray(embeddings, dtype=np.float32)
+        self.settings = settings
+        # rank: 0 is the best query overall (score descending, then id)
+        order = np.lexsort((self.frame["query_id"].astype(str).to_numpy(), -self.frame["score"].to_numpy(float)))
+        self.rank = np.empty(len(order), dtype=np.int64)
+        self.rank[order] = np.arange(len(order))
+        self.blocked: set[int] = set()  # rejected: never selected again
+        self.selection = Selection()
+
+    # -- public steps ------------------------------------------------------------------------------
+    def run(self) -> Selection:
+        self._allocate()
+        self._backfill_slices()
+        self._resolve_similar()
+        return self.selection
+
+    def reject(self, query_ids: Iterable[str]) -> list[str]:
+        """Take these queries out and replace each; returns the ids that were not selected (unknown)."""
+        by_id = {qid: row for row, qid in enumerate(self.frame["query_id"].astype(str))}
+        unknown = []
+        for qid in query_ids:
+            row = by_id.get(str(qid))
+            if row is None or row not in self.selection.chosen:
+                unknown.append(str(qid))
+                continue
+            self.blocked.add(row)
+            del self.selection.chosen[row]
+            self.selection.rejected.append(str(qid))
+            self._replace(row, f"replacement: rejected {qid}")
+        self._resolve_similar()
+        return unknown
+
+    # -- steps -------------------------------------------------------------------------------------
+    def _allocate(self) -> None:
+        f = self.frame
+        counts = f["category"].value_counts().to_dict()
+        alloc = hamilton(counts, self.settings.size)
+        self.selection.allocation = alloc
+        for category, places in sorted(alloc.items(), key=lambda kv: str(kv[0])):
+            rows = np.flatnonzero((f["category"] == category).to_numpy())
+            subs = f["subcategory"].to_numpy()[rows] if "subcategory" in f else np.array([""] * rows.size)
+            sub_alloc = hamilton(pd.Series(subs).value_counts().to_dict(), places)
+            for sub, n_sub in sub_alloc.items():
+                group = rows[subs == sub]
+                for row in group[np.argsort(self.rank[group])][:n_sub]:
+                    self.selection.chosen[int(row)] = "allocation"
+
+    def _has(self, tag: str) -> np.ndarray:
+        return self.frame[tag].fillna(False).astype(bool).to_numpy() if tag in self.frame else \
+            np.zeros(len(self.frame), bool)
+
+    def _backfill_slices(self) -> None:
+        size = self.settings.size
+        extra_left = self.settings.buffer
+        enabled = [s for s in self.settings.slices if s.enabled]
+        protected = np.zeros(len(self.frame), bool)
+        for s in enabled:
+            protected |= self._has(s.tag)
+        for s in enabled:
+            tagged = self._has(s.tag)
+            target = s.target(size)
+            before = sum(1 for r in self.selection.chosen if tagged[r])
+            added = 0
+            pool = [r for r in np.flatnonzero(tagged)[np.argsort(self.rank[tagged])]
+                    if r not in self.selection.chosen and r not in self.blocked]
+            for row in pool:
+                if before + added >= target:
+                    break
+                if extra_left > 0:
+                    extra_left -= 1
+                else:
+                    victims = [r for r in self.selection.chosen if not protected[r]]
+                    if not victims:
+                        break
+                    del self.selection.chosen[max(victims, key=lambda r: self.rank[r])]
+                self.selection.chosen[int(row)] = f"slice backfill: {s.name}"
+                added += 1
+            self.selection.slice_report.append({"slice": s.name, "tag": s.tag, "target": target, "before": before,
+                                                "backfilled": added, "after": before + added,
+                                                "met": before + added >= target})
+
+    def _resolve_similar(self) -> None:
+        limit = self.settings.similarity_limit
+        while True:
+            rows = np.array(sorted(self.selection.chosen), dtype=np.int64)
+            if rows.size < 2:
+                return
+            sims = self.emb[rows] @ self.emb[rows].T
+            np.fill_diagonal(sims, -np.inf)
+            i, j = np.unravel_index(int(np.argmax(sims)), sims.shape)
+            if sims[i, j] <= limit:
+                return
+            a, b = int(rows[i]), int(rows[j])
+            keep, drop = (a, b) if self.rank[a] < self.rank[b] else (b, a)
+            del self.selection.chosen[drop]
+            self.blocked.add(drop)  # it would collide again
+            kept_id = self.frame["query_id"].iat[keep]
+            self.selection.replacements.append({"dropped": self.frame["query_id"].iat[drop], "similar_to": kept_id,
+                                                "similarity": round(float(sims[i, j]), 4)})
+            self._replace(drop, f"replacement: similar to {kept_id}")
+
+    def _replace(self, row: int, reason: str) -> None:
+        """Fill the place of ``row`` with the best unselected query not similar to the selection."""
+        category = self.frame["category"].iat[row]
+        same = (self.frame["category"] == category).to_numpy()
+        for scope in (same, np.ones(len(self.frame), bool)):
+            for cand in np.flatnonzero(scope)[np.argsort(self.rank[scope])]:
+                cand = int(cand)
+                if cand in self.selection.chosen or cand in self.blocked or cand == row:
+                    continue
+                chosen = np.fromiter(self.selection.chosen, dtype=np.int64)
+                if chosen.size and float(np.max(self.emb[chosen] @ self.emb[cand])) > self.settings.similarity_limit:
+                    continue
+                self.selection.chosen[cand] = reason
+                return
