@@ -279,7 +279,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 # The human-evaluation workflow's commands live beside their logic: each module's
 # ``add_commands(subparsers)`` adds its subcommands and returns {name: handler(args) -> exit status}.
-WORKFLOW_COMMANDS: tuple[str, ...] = ("core.collect.cli", "core.campaign.cli")
+WORKFLOW_COMMANDS: tuple[str, ...] = ("core.collect.cli", "core.campaign.cli", "core.evalset.cli")
 
 COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
             "report": cmd_report,
