@@ -15,6 +15,7 @@ model call). Exit status 0, 2 for invalid input or options, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from core.evalset.pipeline import build
@@ -109,7 +110,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     try:
         info, table = load(args.name, args.db)
     except EvalSetNotFound as exc:
-        print(f"evalboard: {exc}; list them with: evalboard evalset list")
+        print(f"evalboard: {exc}; list them with: evalboard evalset list", file=sys.stderr)
         return EXIT_INVALID
     if args.format == "csv":
         print(to_csv(table), end="")

@@ -8,6 +8,7 @@ made (``q000001`` …, by row) when absent. Empty texts and repeated ids are err
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,9 +23,13 @@ CATEGORY_COLUMNS = ("category",)
 
 def read_pool(source: Any, name: str | None = None) -> pd.DataFrame:
     """A frame with ``query_id``, ``query`` and (when given) ``category``, in file order."""
-    label = name or (str(source) if isinstance(source, (str, bytes)) is False and hasattr(source, "__fspath__")
-                     else getattr(source, "name", None) or (source if isinstance(source, str) else "upload"))
-    if str(label).lower().endswith(".txt"):
+    if name is not None:
+        label = name
+    elif isinstance(source, (str, Path)):
+        label = str(source)
+    else:
+        label = str(getattr(source, "name", None) or "upload")
+    if label.lower().endswith(".txt"):
         return _from_lines(open_source(source, name=str(label), format="csv"))
     raw = open_source(source, name=name)
     frame = read_table(raw)
