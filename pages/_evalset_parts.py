@@ -1,0 +1,125 @@
+"""Widgets and tables of the Eval set page (the logic is core.evalset)."""
+
+from __future__ import annotations
+
+import copy
+
+import pandas as pd
+import streamlit as st
+
+from core.evalset.audit import Audit
+from core.evalset.demo_pool import demo_pool
+from core.evalset.pipeline import Build, finish
+from core.evalset.pool import read_pool
+from core.evalset.results import eval_set
+from core.evalset.settings import BuildSettings, ModelConfig
+from pages._shared import plain
+
+POOL, PREPARED, BUILT, MESSAGE = "evs_pool_frame", "evs_prepared", "evs_built", "evs_message"
+SEEN_UPLOAD = "evs_upload_seen"
+
+
+def pool_input() -> pd.DataFrame | None:
+    """The query pool: an upload, or the demo pool; kept in the session once read."""
+    upload = st.file_uploader("Query pool: CSV, TSV, JSON, JSONL with a query/prompt/text column, or TXT (one "
+                              "query per line)", type=["csv", "tsv", "json", "jsonl", "txt", "parquet"],
+                              key="evs_upload")
+    left, right = st.columns([1, 3])
+    if left.button("Use the demo pool", key="evs_demo"):
+        st.session_state[POOL] = ("demo pool", demo_pool(2000))
+        reset()
+    if upload is not None and st.session_state.get(SEEN_UPLOAD) != upload.file_id:
+        st.session_state[SEEN_UPLOAD] = upload.file_id  # read once: a later demo choice is not overridden
+        st.session_state.pop(POOL, None)
+        reset()
+        st.session_state[POOL] = (upload.name, read_pool(upload, name=upload.name))  # InputError: shown by the page
+    if POOL not in st.session_state:
+        return None
+    label, frame = st.session_state[POOL]
+    right.caption(f"Pool: {len(frame):,} queries ({plain(label)})")
+    return frame
+
+
+def reset() -> None:
+    for key in (PREPARED, BUILT, MESSAGE):
+        st.session_state.pop(key, None)
+
+
+def settings_form() -> BuildSettings:
+    """Size, seed, categories and the optional model endpoint, as BuildSettings (ValueError when invalid)."""
+    c1, c2, c3 = st.columns([1, 1, 3])
+    size = int(c1.number_input("Eval-set size", min_value=1, max_value=100_000, value=50, step=10, key="evs_size"))
+    seed = int(c2.number_input("Seed", min_value=0, value=0, step=1, key="evs_seed"))
+    given = c3.text_input("Categories (comma-separated; empty: use the pool's column or discover them)",
+                          key="evs_categories")
+    use_model = st.toggle("Use a model endpoint (otherwise every stage runs offline)", key="evs_use_model")
+    model = None
+    if use_model:
+        m1, m2, m3, m4 = st.columns([3, 2, 2, 1])
+        base_url = m1.text_input("Base URL", key="evs_base_url", placeholder="http://127.0.0.1:8000/v1")
+        name = m2.text_input("Model", key="evs_model")
+        key_env = m3.text_input("API key variable (name only)", key="evs_key_env", placeholder="OPENAI_API_KEY")
+        concurrency = int(m4.number_input("Concurrency", min_value=1, max_value=64, value=4, key="evs_concurrency"))
+        e1, e2 = st.columns(2)
+        embed = e1.text_input("Embeddings model (optional)", key="evs_embed_model")
+        domain = e2.text_input("Domain of the eval set (for the relevance judgment)", key="evs_domain")
+        model = ModelConfig(base_url.strip(), name.strip(), key_env.strip() or None, concurrency, embed.strip() or None)
+        if not model.endpoint().key_is_set():
+            raise ValueError(f"the environment variable {key_env.strip()} is not set on the server")
+        return BuildSettings(size=size, seed=seed, model=model, domain=domain.strip(),
+                             categories=tuple(c.strip() for c in given.split(",") if c.strip()))
+    return BuildSettings(size=size, seed=seed, categories=tuple(c.strip() for c in given.split(",") if c.strip()))
+
+
+def category_step(prepared: Build) -> list[str] | None:
+    """Counts and three samples per category; returns the exclusions when the user asks for the selection."""
+    summary = prepared.category_summary()
+    shown = summary.assign(samples=summary["samples"].map(lambda s: " · ".join(s)),
+                           suggested_exclusion=summary["suggested_exclusion"].map({True: "yes", False: ""}))
+    st.dataframe(shown, hide_index=True, key="evs_categories_table",
+                 column_config={"queries": st.column_config.NumberColumn("queries", format="%d")})
+    options = summary["category"].tolist()
+    exclude = st.multiselect("Exclude these categories", options, key="evs_exclude",
+                             default=[c for c in prepared.suggested_exclusions if c in options])
+    if st.button("Select the eval set", key="evs_finish", type="primary"):
+        return exclude
+    return None
+
+
+def run_selection(prepared: Build, exclude: list[str]) -> Build:
+    """Finish on a copy, so the user can change the exclusions and select again."""
+    state = copy.deepcopy(prepared)
+    with st.status("Selecting…", expanded=False) as status:
+        finish(state, exclude, progress=status.write)
+        status.update(label="Selection done", state="complete")
+    return state
+
+
+def selection_table(state: Build) -> pd.DataFrame:
+    table = eval_set(state)
+    cols = ["query_id", "category", "subcategory", "reason", "score", "prompt", "raw_query_original"]
+    return table[cols]
+
+
+def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:
+    rows = [{"stage": s.stage, "method": s.method, "in": s.n_in, "out": s.n_out,
+             "dropped": "; ".join(f"{k}: {v:,}" for k, v in s.dropped.items()),
+             "model calls": s.calls.get("calls", 0), "failed calls": s.calls.get("failed", 0)} for s in audit.stages]
+    notes = [f"{s.stage}: {n}" for s in audit.stages for n in s.notes]
+    return pd.DataFrame(rows), notes
+
+
+def show_audit(audit: Audit) -> None:
+    table, notes = audit_tables(audit)
+    st.dataframe(table, hide_index=True, key="evs_audit_table")
+    checks = audit.checks
+    failed = {k: v for k, v in checks.items() if v != "passed"}
+    if failed:
+        st.error("Automatic checks failed: " + "; ".join(f"{plain(k)}: {plain(', '.join(v))}" for k, v in failed.items()))
+    else:
+        st.success(f"Automatic checks passed: {', '.join(k.replace('_', ' ') for k in checks)}.")
+    with st.expander("Notes and selection details"):
+        for note in notes:
+            st.markdown(f"- {plain(note)}")
+        for key, value in audit.selection.items():
+            st.markdown(f"- {plain(key)}: {plain(value)}")

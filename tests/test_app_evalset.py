@@ -1,0 +1,138 @@
+"""The Eval set page through a router written to tmp_path (Data default, Eval set added), with AppTest:
+offline path end to end (upload, prepare, exclude, select, reject, store), bad input, and one build
+against the fake model server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.testing.v1 import AppTest
+
+from core.evalset.demo_pool import demo_pool
+from core.evalset.store import list_sets, load
+from tests.fake_openai import FakeOpenAI
+from tests.test_app_data import _RouterPagesManager, run, texts
+from tests.test_evalset_llm import responder
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = str(REPO / "pages" / "evalset.py")
+ROUTER = '''
+import sys
+sys.path.insert(0, {repo!r})
+import streamlit as st
+
+st.set_page_config(page_title="EvalBoard", layout="wide")
+PAGES = [
+    st.Page({data!r}, title="Data", url_path="data", default=True),
+    st.Page({page!r}, title="Eval set", url_path="evalset"),
+]
+st.navigation(PAGES).run()
+'''
+
+
+@pytest.fixture
+def router(tmp_path, db_path, monkeypatch) -> str:
+    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+    path = tmp_path / "router.py"
+    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"), page=PAGE))
+    return str(path)
+
+
+def page(router: str) -> AppTest:
+    at = AppTest.from_file(router, default_timeout=120)
+    at.switch_page(PAGE)
+    return run(at)
+
+
+def pool_csv(n: int = 400) -> bytes:
+    return demo_pool(n, seed=4).to_csv(index=False).encode()
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="evs_upload").set_value((name, data, "text/csv"))
+    return run(at)
+
+
+def frames(at: AppTest) -> list:
+    """The page's tables in order: categories, selection, audit."""
+    return [d.value for d in at.main.dataframe]
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click()
+    return run(at)
+
+
+def test_without_a_pool_the_page_says_what_to_do(router):
+    at = page(router)
+    assert texts(at.title) == ["Eval set"]
+    assert "Upload a query pool" in texts(at.main.info)[0]
+    assert not at.error
+
+
+def test_offline_build_exclude_review_and_store(router, db_path):
+    at = page(router)
+    at = upload(at, "pool.csv", pool_csv())
+    at.number_input(key="evs_size").set_value(20)
+    at = click(at, "evs_prepare")
+    assert not at.error
+    categories = frames(at)[0]
+    assert categories["queries"].is_monotonic_decreasing
+    assert categories["samples"].str.count(" · ").max() == 2  # three samples
+    smallest = categories["category"].iloc[-1]
+    at.multiselect(key="evs_exclude").set_value([smallest])
+    at = click(at, "evs_finish")
+    selected = frames(at)[1]
+    assert 20 <= len(selected) <= 22 and smallest not in set(selected["category"])
+    assert set(selected["reason"].str.split(":").str[0]) <= {"allocation", "slice backfill", "replacement"}
+    audit = frames(at)[2]
+    assert audit["stage"].tolist()[:2] == ["exact dedup", "pre-filter"]
+    assert "Automatic checks passed" in texts(at.success)[0]
+    # manual review: reject two, get two replacements, same size
+    victims = selected["query_id"].head(2).tolist()
+    at.text_input(key="evs_reject_ids").set_value(", ".join(victims + ["zzz"]))
+    at = click(at, "evs_reject")
+    after = frames(at)[1]
+    assert len(after) == len(selected) and not set(victims) & set(after["query_id"])
+    assert (after["reason"].str.startswith("replacement: rejected")).sum() >= 2
+    assert "zzz" in texts(at.info)[-1]
+    at.text_input(key="evs_name").set_value("reviewed")
+    at = click(at, "evs_store")
+    assert "Stored as eval set reviewed" in texts(at.success)[-1]
+    info, stored = load("reviewed", db_path)
+    assert stored["query_id"].tolist() == after["query_id"].tolist() or set(stored["query_id"]) == set(after["query_id"])
+    at = click(at, "evs_store")  # the same name again: refused, nothing changes
+    assert "already stored" in texts(at.error)[-1]
+    assert len(list_sets(db_path)) == 1
+
+
+def test_a_bad_pool_shows_the_rows_and_stores_nothing(router, db_path):
+    at = page(router)
+    at = upload(at, "bad.csv", b"query_id,question\n1,hello there\n")
+    [error] = texts(at.error)
+    assert "no query text column" in error and "'question'" in error
+    assert not [b for b in at.button if b.key == "evs_prepare"]
+    assert not list_sets(db_path)
+
+
+def test_demo_pool_with_the_fake_model(router, monkeypatch):
+    with FakeOpenAI(responder=responder) as server:
+        at = page(router)
+        at = click(at, "evs_demo")
+        at.number_input(key="evs_size").set_value(15)
+        at.toggle(key="evs_use_model").set_value(True)
+        at = run(at)
+        assert "needs both a base URL and a model name" in texts(at.error)[0]  # until both are given
+        at.text_input(key="evs_base_url").set_value(server.base_url)
+        at.text_input(key="evs_model").set_value("judge")
+        at = run(at)
+        at = click(at, "evs_prepare")
+        assert not at.error
+        assert at.multiselect(key="evs_exclude").value == ["Account support"]  # the model's suggestion
+        at = click(at, "evs_finish")
+        audit = frames(at)[2].set_index("stage")
+        assert audit.loc["relevance", "method"] == "model" and audit.loc["relevance", "model calls"] > 0
+        assert audit.loc["category exclusion", "dropped"].startswith("excluded")
+        assert server.max_in_flight <= 4
