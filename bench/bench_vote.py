@@ -5,7 +5,8 @@ stored votes are written in bulk by a fast equivalent of the serve/vote path: th
 scheduler would pick (least-shown pair, balanced sides, unseen query), with every counter the scheduler
 reads (per pair, per model and side, per pair and query, per token) set to match. Then ``--iterations``
 rounds of "serve next item" and "store vote" through the real code, for annotators who already have
-200 votes each, on the store file (WAL). Prints median and p90 in milliseconds.
+200 votes each, on the store file (WAL), without and with active sampling. Prints median and p90 in
+milliseconds.
 Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500]``.
 """
 
@@ -51,6 +52,7 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
     per_token = n_votes // len(tokens)
     pair_shown = np.zeros(len(pairs), dtype=np.int64)
     lo_left = np.zeros(len(pairs), dtype=np.int64)
+    lo_score = np.zeros(len(pairs))
     query_shown: dict[tuple[int, str], int] = {}
     sides = {m: [0, 0] for p in pairs for m in p[1:]}
     assignments, votes = [], []
@@ -73,15 +75,19 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
             assignment_id = next(next_id)
             assignments.append((assignment_id, campaign.id, digest, seq, pair_id, query_id, left, right, now, 400,
                                 400, 1))
-            votes.append((assignment_id, "overall", rng.choice(["model_a", "model_b", "tie"]), now + 5, 5.0))
+            winner = rng.choice(["model_a", "model_b", "tie"])
+            left_score = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5}[winner]
+            lo_score[k] += left_score if lo_goes_left else 1.0 - left_score
+            votes.append((assignment_id, "overall", winner, now + 5, 5.0))
     with transaction(conn):
         conn.executemany("INSERT INTO campaign_assignments (id, campaign_id, token_hash, seq, pair_id, query_id, "
                          "left_model, right_model, shown_at, len_a, len_b, voted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                          assignments)
         conn.executemany("INSERT INTO campaign_votes (assignment_id, dimension, winner, voted_at, response_time_s) "
                          "VALUES (?, ?, ?, ?, ?)", votes)
-        conn.executemany("UPDATE campaign_pairs SET shown = ?, lo_left = ? WHERE id = ?",
-                         [(int(s), int(left), p[0]) for s, left, p in zip(pair_shown, lo_left, pairs)])
+        conn.executemany("UPDATE campaign_pairs SET shown = ?, lo_left = ?, judged = ?, lo_score = ? WHERE id = ?",
+                         [(int(s), int(left), int(s), float(score), p[0])
+                          for s, left, score, p in zip(pair_shown, lo_left, lo_score, pairs)])
         conn.executemany("UPDATE campaign_pair_queries SET shown = ? WHERE pair_id = ? AND query_id = ?",
                          [(n, p, q) for (p, q), n in query_shown.items()])
         conn.executemany("UPDATE campaign_model_sides SET n_left = ?, n_right = ? WHERE campaign_id = ? AND model = ?",
@@ -102,13 +108,21 @@ def main() -> None:
     parser.add_argument("--votes", type=int, default=100_000)
     parser.add_argument("--iterations", type=int, default=500)
     args = parser.parse_args()
+    for active in (False, True):
+        serve_times, vote_times = run(args, active)
+        mode = "active sampling" if active else "balanced pairs"
+        for label, times in (("serve next item", serve_times), ("store vote", vote_times)):
+            print(f"{mode:>15} · {label:>15}: median {statistics.median(times) * 1000:.2f} ms, "
+                  f"p90 {percentile_ms(times, 90):.2f} ms ({len(times)} iterations; goal ≤ 100 ms median)")
+
+
+def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float]]:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "evalboard.db"
-        conn = connect(db)
+        conn = connect(Path(tmp) / "evalboard.db")
         start = time.perf_counter()
         campaign = create_campaign(conn, "bench", answers(args.models, args.queries), golden(200), golden_rate=0.1,
-                                   target=10_000, seed=0)
+                                   target=10_000, seed=0, active_sampling=active)
         tokens = [t.token for t in issue_tokens(conn, campaign, args.annotators)]
         bulk_votes(conn, campaign, tokens, args.votes, rng)
         stored = conn.execute("SELECT count(*) FROM campaign_votes").fetchone()[0]
@@ -124,9 +138,7 @@ def main() -> None:
             record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
             vote_times.append(time.perf_counter() - start)
         conn.close()
-    for label, times in (("serve next item", serve_times), ("store vote", vote_times)):
-        print(f"{label:>16}: median {statistics.median(times) * 1000:.2f} ms, p90 {percentile_ms(times, 90):.2f} ms "
-              f"({len(times)} iterations; goal ≤ 100 ms median)")
+    return serve_times, vote_times
 
 
 if __name__ == "__main__":

@@ -59,6 +59,9 @@ def _create_form(conn: sqlite3.Connection) -> None:
     names = right.text_input("…or annotator names (comma-separated)", key="campaign_annotators")
     removed = st.multiselect("Remove from answers", options=list(RULES), default=list(RULES),
                              format_func=RULES.get, key="campaign_rules")
+    active = st.checkbox("Active sampling", key="campaign_active",
+                         help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit; "
+                              "pair counts may then differ by a few instead of one")
     if not st.button("Create campaign", key="campaign_create", type="primary", disabled=answers is None):
         return
     try:
@@ -67,7 +70,8 @@ def _create_form(conn: sqlite3.Connection) -> None:
         campaign = create_campaign(conn, name, answer_table, golden_table,
                                    dimensions=[d for d in dimensions.split(",") if d.strip()],
                                    golden_rate=float(rate) if golden_table is not None else 0.0, target=int(target),
-                                   cleaning=CleaningRules(**{rule: rule in removed for rule in RULES}))
+                                   cleaning=CleaningRules(**{rule: rule in removed for rule in RULES}),
+                                   active_sampling=active)
         labels = [n.strip() for n in names.split(",") if n.strip()]
         issued = issue_tokens(conn, campaign, 0 if labels else int(count), labels)
     except InputError as exc:
@@ -103,7 +107,9 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     chosen = by_name[st.selectbox("Campaign", options=list(by_name), key="campaign_selected")]
     table = progress(conn, chosen)
     done = int(table["done"].sum())
-    st.caption(f"Dimensions: {plain(', '.join(chosen.dimensions))} · golden rate {chosen.golden_rate:.0%} · "
+    sampling = " · active sampling" if chosen.active_sampling else ""
+    st.caption(f"Dimensions: {plain(', '.join(chosen.dimensions))} · golden rate {chosen.golden_rate:.0%}"
+               f"{sampling} · "
                f"{done:,} items judged · target {chosen.target:,} per annotator")
     st.dataframe(table.drop(columns="target"), hide_index=True, key="campaign_progress",
                  column_config={"done": st.column_config.NumberColumn(format="%d"),

@@ -319,7 +319,7 @@ def files(tmp_path):
 def test_cli_create_vote_status_publish(files, db_path, capsys):
     code = main(["campaign", "create", "cli", "--answers", str(files / "answers.csv"), "--golden",
                  str(files / "golden.csv"), "--dimensions", "overall,helpfulness", "--annotators", "ann,bob",
-                 "--target", "5", "--seed", "1"])
+                 "--target", "5", "--seed", "1", "--active-sampling"])
     out = capsys.readouterr().out
     assert code == 0 and "2 queries, 3 models, 3 golden items (rate 0.1)" in out
     tokens = dict(line.split("\t") for line in out.splitlines() if "\t" in line)
@@ -331,12 +331,14 @@ def test_cli_create_vote_status_publish(files, db_path, capsys):
         conn.close()
     assert main(["campaign", "status", "cli", "--format", "json"]) == 0
     status = json.loads(capsys.readouterr().out)
+    assert status["active_sampling"] is True and status["dimensions"] == ["overall", "helpfulness"]
     assert [(a["annotator"], a["done"]) for a in status["annotators"]] == [("ann", 5), ("bob", 0)]
     assert main(["campaign", "tokens", "cli", "--revoke", "bob", "--add", "1"]) == 0
     out = capsys.readouterr().out
     assert "revoked the token of bob" in out and "annotator-3\t" in out
     assert main(["campaign", "publish", "cli"]) == 0
-    assert "9 votes stored as dataset 'campaign cli'" in capsys.readouterr().out  # 4 pair items × 2 dimensions, 1 golden
+    # 4 pair items × 2 dimensions, 1 golden item on its first dimension
+    assert "9 votes stored as dataset 'campaign cli'" in capsys.readouterr().out
     assert main(["campaign", "status"]) == 0 and capsys.readouterr().out.split() == ["cli"]
 
 

@@ -44,7 +44,8 @@ CASES = [
     ("url in parentheses", "A tool (https://a.com) works", "A tool works"),
     ("emoji", "Great job 🎉! 😀 Done", "Great job! Done"),
     ("zwj family", "Family 👨\u200d👩\u200d👧 here", "Family here"),
-    ("flag", "France 🇫🇷 and 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f end", "France and end"),
+    ("flag", "France 🇫🇷 and 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f end",
+     "France and end"),
     ("skin tone", "ok 👍🏽 ok", "ok ok"),
     ("variation selector", "love ❤️ and ♥ and ✔\ufe0e", "love and ♥ and ✔"),
     ("keycap keeps digit", "1️⃣ Install", "1 Install"),
@@ -55,7 +56,8 @@ CASES = [
     ("windows line ends", "a\r\n\r\n\r\nb", "a\n\nb"),
     ("zero width", "a\u200bb\ufeff", "ab"),
     ("indentation kept", "1. item\n    - nested\n        code", "1. item\n    - nested\n        code"),
-    ("unclosed fence", "```\nhttps://a.com [1]\n\n\n", "```\nhttps://a.com [1]"),  # only the text's own trailing blank lines go
+    # an unclosed fence runs to the end; only the text's own trailing blank lines go
+    ("unclosed fence", "```\nhttps://a.com [1]\n\n\n", "```\nhttps://a.com [1]"),
 ]
 
 

@@ -7,6 +7,7 @@ answer on a random side, and no item served twice to one annotator.
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 from collections import Counter
@@ -17,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from core.campaign import (GOLDEN_CORRECT, connect, create_campaign, issue_tokens, record_vote, serve_next,
-                           vote_records)
+from core.campaign import (GOLDEN_CORRECT, connect, create_campaign, get_campaign, issue_tokens, record_vote,
+                           serve_next, vote_records)
+from core.campaign.scheduler import ACTIVE_SLACK
 
 N_ANNOTATORS, N_VOTES = 50, 200
 MODELS = ["m0", "m1", "m2", "m3", "m4"]
@@ -200,3 +202,36 @@ def test_small_campaigns_never_repeat_and_stay_balanced(tmp_path_factory, n_mode
                                                            fill_value=0)
         assert counts.max() - counts.min() <= 1
     conn.close()
+
+
+def test_active_sampling_prefers_uncertain_pairs_within_its_slack(tmp_path, monkeypatch):
+    numbers = iter(range(100))
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"token-{next(numbers)}")
+    conn = connect(tmp_path / "evalboard.db")
+    strengths = {"m0": 0.0, "m1": 0.05, "m2": 0.1, "m3": 3.0, "m4": 6.0}
+    campaign = create_campaign(conn, "active", answers_table(list(strengths), 120), golden_rate=0, target=150,
+                               seed=3, active_sampling=True)
+    tokens = [t.token for t in issue_tokens(conn, campaign, 10)]
+    rng = random.Random(5)
+    counts: Counter = Counter()
+    for token in rng.sample(tokens * 150, 150 * len(tokens)):  # annotators arrive in random order
+        item_row = serve_next(conn, token)
+        left, right = conn.execute("SELECT left_model, right_model FROM campaign_assignments WHERE id = ?",
+                                   [item_row.assignment_id]).fetchone()
+        counts[tuple(sorted((left, right)))] += 1
+        assert max(counts.values()) - min(counts.get(p, 0) for p in combinations(strengths)) <= ACTIVE_SLACK + 1
+        p_left = 1 / (1 + math.exp(strengths[right] - strengths[left]))
+        record_vote(conn, token, item_row.assignment_id, {"overall": "model_a" if rng.random() < p_left
+                                                          else "model_b"})
+    close_pairs = [counts[p] for p in (("m0", "m1"), ("m0", "m2"), ("m1", "m2"))]
+    far_pairs = [counts[p] for p in (("m0", "m4"), ("m1", "m4"), ("m2", "m4"))]
+    assert min(close_pairs) > max(far_pairs)
+    assert get_campaign(conn, "active").active_sampling
+    per_annotator = pd.read_sql_query("SELECT token_hash, pair_id FROM campaign_assignments", conn)
+    share = per_annotator.groupby("token_hash")["pair_id"].value_counts(normalize=True)
+    assert share.max() < 0.25  # no annotator is stuck on one pair (10 pairs: 0.1 each on average)
+
+
+def combinations(strengths) -> list[tuple[str, str]]:
+    names = sorted(strengths)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]

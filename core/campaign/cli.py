@@ -38,6 +38,9 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
     create.add_argument("--no-clean", action="append", default=[], choices=RULES,
                         help="show this kind of text as written (repeatable)")
     create.add_argument("--seed", type=int, help="seed of the scheduler's random draws (default: random)")
+    create.add_argument("--active-sampling", action="store_true",
+                        help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit "
+                             "(pair counts may then differ by a few)")
     tokens = actions.add_parser("tokens", help="list, add or revoke annotator tokens")
     tokens.add_argument("name", metavar="NAME")
     tokens.add_argument("--add", type=int, default=0, metavar="N", help="issue N more tokens")
@@ -79,7 +82,8 @@ def _create(conn, args: argparse.Namespace) -> int:
         raise CampaignError(f"--tokens must be positive, not {args.tokens}")
     cleaning = CleaningRules(**{rule: rule not in args.no_clean for rule in RULES})
     campaign = create_campaign(conn, args.name, answers, golden, dimensions=_names(args.dimensions),
-                               golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed)
+                               golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed,
+                               active_sampling=args.active_sampling)
     n_models = answers["model"].nunique()
     print(f"campaign {campaign.name!r}: {answers['query_id'].nunique():,} queries, {n_models} models, "
           f"{0 if golden is None else len(golden):,} golden items (rate {campaign.golden_rate:g}), "
@@ -121,7 +125,7 @@ def _status(conn, args: argparse.Namespace) -> int:
     table = progress(conn, campaign)
     if args.format == "json":
         print(json.dumps({"campaign": campaign.name, "target": campaign.target, "dimensions": campaign.dimensions,
-                          "golden_rate": campaign.golden_rate,
+                          "golden_rate": campaign.golden_rate, "active_sampling": campaign.active_sampling,
                           "annotators": json.loads(table.to_json(orient="records"))}))
         return 0
     print(f"campaign {campaign.name!r}: {int(table['done'].sum()):,} items judged by {len(table)} annotators "

@@ -17,6 +17,13 @@ Rules, in order:
    orientation stays within one of even); when the pair is even, the model with the smaller overall
    left-minus-right count goes left; then at random.
 
+Active sampling (optional, off by default; a campaign setting): pairs up to :data:`ACTIVE_SLACK` serves
+ahead of the least-shown pair may be drawn too, and among those the pair whose order is most uncertain
+under the current Bradley–Terry fit comes first: the smallest |θ_i − θ_j| / sqrt(1/n_i + 1/n_j), with θ
+from an MM fit of the first dimension's results (one virtual win and loss per model keep it finite early
+on) and n the comparisons each model has had. Uniformity is then traded for information: pair counts stay
+within ``ACTIVE_SLACK + 1`` instead of one. A heuristic, not an optimal design.
+
 Counters (per pair, per model and side, per pair and query) are kept in tables and updated in the serve
 transaction, so a serve costs a few indexed reads whatever the number of votes. They count *served*
 items: counting only votes would let concurrent annotators all draw the same least-shown pair.
@@ -29,8 +36,14 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
 from core.campaign.store import Campaign, TokenError, campaign_for_token, transaction
+from core.bradley_terry import mm
+
+ACTIVE_SLACK = 3
+ACTIVE_PRIOR = 1.0  # virtual wins and losses per model in the active-sampling fit
 
 
 @dataclass(frozen=True)
@@ -115,11 +128,16 @@ def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.R
 
 
 def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
-    pairs = conn.execute("SELECT id, model_lo, model_hi, shown, lo_left FROM campaign_pairs WHERE campaign_id = ? "
-                         "ORDER BY shown", [campaign.id]).fetchall()
+    pairs = conn.execute("SELECT id, model_lo, model_hi, shown, lo_left, judged, lo_score FROM campaign_pairs "
+                         "WHERE campaign_id = ? ORDER BY id", [campaign.id]).fetchall()
+    # This annotator's own count per pair breaks ties, so each annotator also sees the pairs evenly.
+    own = dict(conn.execute("SELECT pair_id, count(*) FROM campaign_assignments WHERE token_hash = ? "
+                            "AND pair_id IS NOT NULL GROUP BY pair_id", [digest]).fetchall())
     # Least shown first, ties in random order; a pair this annotator has exhausted gives way to the next.
-    pairs.sort(key=lambda p: (p[3], rng.random()))
-    for pair_id, lo, hi, shown, lo_left in pairs:
+    pairs.sort(key=lambda p: (p[3], own.get(p[0], 0), rng.random()))
+    if campaign.active_sampling and pairs:
+        pairs = _most_uncertain_first(pairs, own, rng)
+    for pair_id, lo, hi, shown, lo_left, _, _ in pairs:
         query_id = _unseen_query(conn, pair_id, digest, rng)
         if query_id is None:
             continue
@@ -139,6 +157,29 @@ def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Ran
             "right_model, shown_at, len_a, len_b) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [campaign.id, digest, seq, pair_id, query_id, left, right, now, len(text_a), len(text_b)]).lastrowid
     return None
+
+
+def _most_uncertain_first(pairs: list[tuple], own: dict[int, int], rng: random.Random) -> list[tuple]:
+    least = pairs[0][3]
+    allowed = [p for p in pairs if p[3] <= least + ACTIVE_SLACK]
+    rest = [p for p in pairs if p[3] > least + ACTIVE_SLACK]
+    models = sorted({m for p in pairs for m in p[1:3]})
+    index = {m: i for i, m in enumerate(models)}
+    wins = np.zeros((len(models), len(models)))
+    for _, lo, hi, _, _, judged, lo_score in pairs:
+        wins[index[lo], index[hi]] += lo_score
+        wins[index[hi], index[lo]] += judged - lo_score
+    # A ranking of uncertainty needs θ to a few decimals, not METHODS' 1e-6: a loose tolerance keeps a serve fast.
+    pi, _, _ = mm(wins, prior=ACTIVE_PRIOR, tol=1e-4, max_iter=500)
+    theta = np.log(pi)
+    compared = (wins + wins.T).sum(axis=1)
+
+    def certainty(pair: tuple) -> float:
+        i, j = index[pair[1]], index[pair[2]]
+        return abs(theta[i] - theta[j]) / np.sqrt(1 / (compared[i] + 1) + 1 / (compared[j] + 1))
+
+    allowed.sort(key=lambda p: (round(certainty(p), 9), own.get(p[0], 0), rng.random()))
+    return allowed + rest
 
 
 def _unseen_query(conn, pair_id: int, digest: str, rng: random.Random) -> str | None:

@@ -34,7 +34,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS campaign_campaigns (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
     dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
-    seed INTEGER NOT NULL, cleaning TEXT NOT NULL);
+    seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS campaign_queries (
     campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
     category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
@@ -51,11 +51,12 @@ CREATE TABLE IF NOT EXISTS campaign_tokens (
     label TEXT, revoked INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL,
     served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
--- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left),
--- per model and side, per (pair, query).
+-- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
+-- judged and the lower model's score on the first dimension), per model and side, per (pair, query).
 CREATE TABLE IF NOT EXISTS campaign_pairs (
     id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
-    shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
+    shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
+    lo_score REAL NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
 CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
 CREATE TABLE IF NOT EXISTS campaign_model_sides (
     campaign_id INTEGER NOT NULL, model TEXT NOT NULL, n_left INTEGER NOT NULL DEFAULT 0,
@@ -102,6 +103,7 @@ class Campaign:
     target: int  # items each annotator is asked to judge
     seed: int
     cleaning: CleaningRules
+    active_sampling: bool = False  # prefer uncertain pairs (see core.campaign.scheduler)
 
 
 @dataclass(frozen=True)
@@ -157,7 +159,7 @@ def token_hash(token: str) -> str:
 def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, golden: pd.DataFrame | None = None,
                     dimensions: Sequence[str] = (DEFAULT_DIMENSION,), golden_rate: float = DEFAULT_GOLDEN_RATE,
                     target: int = DEFAULT_TARGET, cleaning: CleaningRules = CleaningRules(),
-                    seed: int | None = None) -> Campaign:
+                    seed: int | None = None, active_sampling: bool = False) -> Campaign:
     """Store a campaign from validated answers (and golden items) in one transaction."""
     name = _check_settings(name, dimensions, golden_rate, target)
     dimensions = tuple(d.strip() for d in dimensions)
@@ -169,10 +171,10 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
         if conn.execute("SELECT 1 FROM campaign_campaigns WHERE name = ?", [name]).fetchone():
             raise CampaignError(f"a campaign named {name!r} already exists")
         campaign_id = conn.execute(
-            "INSERT INTO campaign_campaigns (name, created_at, dimensions, golden_rate, target, seed, cleaning) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO campaign_campaigns (name, created_at, dimensions, golden_rate, target, seed, cleaning, "
+            "active_sampling) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [name, time.time(), json.dumps(dimensions), float(golden_rate), int(target), seed,
-             json.dumps(asdict(cleaning))]).lastrowid
+             json.dumps(asdict(cleaning)), int(bool(active_sampling))]).lastrowid
         queries = answers.drop_duplicates("query_id")
         conn.executemany("INSERT INTO campaign_queries VALUES (?, ?, ?, ?, ?)",
                          [(campaign_id, q, p, c, g) for q, p, c, g in
@@ -217,13 +219,14 @@ def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, ta
 
 def get_campaign(conn: sqlite3.Connection, name: str | int) -> Campaign:
     key = "id" if isinstance(name, int) else "name"
-    row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning FROM campaign_campaigns "
-                       f"WHERE {key} = ?", [name]).fetchone()
+    row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning, active_sampling "
+                       f"FROM campaign_campaigns WHERE {key} = ?", [name]).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT name FROM campaign_campaigns ORDER BY id")]
         raise CampaignError(f"no campaign named {name!r}" + (f" (campaigns: {', '.join(known)})" if known else ""))
-    id_, name, dims, rate, target, seed, cleaning = row
-    return Campaign(id_, name, tuple(json.loads(dims)), rate, target, seed, CleaningRules(**json.loads(cleaning)))
+    id_, name, dims, rate, target, seed, cleaning, active = row
+    return Campaign(id_, name, tuple(json.loads(dims)), rate, target, seed, CleaningRules(**json.loads(cleaning)),
+                    bool(active))
 
 
 def list_campaigns(conn: sqlite3.Connection) -> list[Campaign]:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from core.campaign.store import Campaign, CampaignError, TokenError, campaign_for_token, transaction
-from core.schema import OUTCOMES
+from core.schema import LEFT_SCORE, OUTCOMES
 
 # What the Vote page offers, in order, and the outcome each choice stores (model_a is the LEFT answer).
 CHOICES = {"A": "model_a", "B": "model_b", "Tie": "tie", "Both bad": "tie (bothbad)"}
@@ -33,13 +33,13 @@ def record_vote(conn: sqlite3.Connection, token: str, assignment_id: int, outcom
     _check_outcomes(campaign, outcomes)
     now = time.time() if now is None else now
     with transaction(conn):
-        row = conn.execute("SELECT token_hash, shown_at, voted, golden_id FROM campaign_assignments WHERE id = ?",
-                           [int(assignment_id)]).fetchone()
+        row = conn.execute("SELECT token_hash, shown_at, voted, golden_id, pair_id, left_model FROM "
+                           "campaign_assignments WHERE id = ?", [int(assignment_id)]).fetchone()
         if row is None or row[0] != digest:
             raise CampaignError(f"item {assignment_id} was not served to this token")
         if conn.execute("SELECT revoked FROM campaign_tokens WHERE token_hash = ?", [digest]).fetchone()[0]:
             raise TokenError()
-        _, shown_at, voted, golden_id = row
+        _, shown_at, voted, golden_id, pair_id, left = row
         if voted:
             return False
         response = max(0.0, now - shown_at)
@@ -49,6 +49,11 @@ def record_vote(conn: sqlite3.Connection, token: str, assignment_id: int, outcom
         conn.execute("UPDATE campaign_assignments SET voted = 1 WHERE id = ?", [int(assignment_id)])
         conn.execute("UPDATE campaign_tokens SET done = done + 1, golden_done = golden_done + ? WHERE token_hash = ?",
                      [int(golden_id is not None), digest])
+        if pair_id is not None:  # the pair's running result on the first dimension, for active sampling
+            left_score = LEFT_SCORE[outcomes[campaign.dimensions[0]]]
+            conn.execute("UPDATE campaign_pairs SET judged = judged + 1, lo_score = lo_score + "
+                         "CASE WHEN model_lo = ? THEN ? ELSE ? END WHERE id = ?",
+                         [left, left_score, 1.0 - left_score, pair_id])
     return True
 
 
