@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.agreement import agreement_summary, items_from_votes
+from core.agreement import agreement_from_votes
 from core.annotators import annotator_quality, apply_policy
 from core.formats import dumps, markdown_table, markdown_text, number
 
@@ -36,7 +36,7 @@ class AnnotatorReport:
 def build(votes: pd.DataFrame, alpha: float = 0.05) -> AnnotatorReport:
     """Quality table, agreement block and exclusion effect for a canonical votes frame."""
     quality = annotator_quality(votes, alpha)
-    agreement = agreement_summary(items_from_votes(votes))
+    agreement = agreement_from_votes(votes)
     return AnnotatorReport(alpha=alpha, n_votes=int(len(votes)), quality=quality, agreement=agreement,
                            exclusion_effect=exclusion_effect(votes, alpha))
 

@@ -33,7 +33,7 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
     if kind == "votes":
         votes, summary = apply_policy(frame, annotators)
         if by:
-            return {key: _with(rank_votes(group, settings), summary) for key, group in _groups(votes, by)}
+            return {key: _with(r, summary) for key, r in rank_groups(votes, by, settings).items()}
         return _with(rank_votes(votes, settings), summary)
     if kind == "counts":
         if settings.scheme not in ("bt", "winrate"):
@@ -48,6 +48,11 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         return rank_matrix(frame, settings)
     raise RankingError(f"a {kind.replace('_', ' ')} dataset is not pairwise: rank votes, counts or a win-rate "
                        "matrix (score tables go to `evalboard leaderboard`)")
+
+
+def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings) -> dict[tuple, Ranking]:
+    """One ranking per group of votes the annotator policy has already been applied to."""
+    return {key: rank_votes(group, settings) for key, group in _groups(votes, by)}
 
 
 def _groups(frame: pd.DataFrame, by: list[str]):

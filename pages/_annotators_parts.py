@@ -6,26 +6,31 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import annotator_report
-from core.annotators import apply_policy
+from core.agreement import agreement_from_votes
+from core.annotators import annotator_quality, apply_policy
 from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.ranking import RankingError, RankSettings, rank_votes
 from pages._shared import load_dataset
 
 
+ANNOTATOR_COLUMNS = ("query_id", "model_a", "model_b", "winner", "annotator_id", "response_time_s", "is_golden",
+                     "golden_answer", "weight")
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float) -> dict:
     """Quality, agreement, response times and the rankings with and without the unqualified."""
     votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
-    report = annotator_report.build(votes, alpha=alpha)
-    times = votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])
-    return {"report": report, "times": times, "comparison": _with_and_without(votes)}
-
-
-def _with_and_without(votes: pd.DataFrame) -> pd.DataFrame | str:
-    """Model × (rank, Elo) with every vote and with the unqualified annotators' votes left out."""
+    votes = votes[[c for c in ANNOTATOR_COLUMNS if c in votes.columns]]
     kept, summary = apply_policy(votes, "exclude")
+    times = votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])
+    return {"quality": annotator_quality(votes, alpha), "agreement": agreement_from_votes(votes), "times": times,
+            "excluded_votes": summary["unqualified_votes"], "comparison": _with_and_without(votes, kept, summary)}
+
+
+def _with_and_without(votes: pd.DataFrame, kept: pd.DataFrame, summary: dict) -> pd.DataFrame | str:
+    """Model × (rank, Elo) with every vote and with the unqualified annotators' votes left out."""
     settings = RankSettings(scheme="bt", ci="none")
     try:
         every = {r.model: r for r in rank_votes(votes, settings).rows}

@@ -17,23 +17,29 @@ from core.report import votes_data as vd
 from pages._shared import load_dataset
 
 
+BIAS_COLUMNS = ("vote_id", "model_a", "model_b", "winner", "annotator_id", "timestamp", "len_a", "len_b",
+                "is_golden", "golden_answer", "weight")
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float) -> dict:
     """Diagnostics, length points, battle counts and raw-vs-corrected win rates of the filtered votes."""
     votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
+    votes = votes[[c for c in BIAS_COLUMNS if c in votes.columns]]
     report = diagnose(votes, alpha=alpha)
     out: dict = {"report": report, "length": length_points(votes), "n_rows": len(votes)}
     if report.n_votes == 0:
         return out
     corrections = report.corrections
-    order = [r.model for r in corrections.rows] if corrections is not None and not isinstance(
-        corrections, Unavailable) else []
+    rows = corrections.rows if corrections is not None and not isinstance(corrections, Unavailable) else ()
+    order = [r.model for r in rows]
     used = without_absent_models(analysed_votes(votes)[0])[0]
     cells = compress_votes(used)
     out["battles"] = vd.ordered_frame(battle_matrix(cells), list(cells.models), order)
-    if order:
-        out["raw"], out["stratified"] = vd.scatter_series(votes, order)
-        out["diff"] = vd.head_to_head_diff(votes, order)
+    if rows:  # the corrections hold the raw and stratified win rates against the field already
+        out["raw"] = pd.Series({r.model: r.raw_win_rate for r in rows}, name="raw")
+        out["stratified"] = pd.Series({r.model: r.stratified_win_rate for r in rows}, name="stratified")
+        out["diff"] = vd.head_to_head_diff(used, order)
     return out
 
 

@@ -24,13 +24,15 @@ def _key(dataset: Dataset, column: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _choices(db_path: str, dataset_id: int, sha256: str, columns: tuple[str, ...]) -> dict[str, object]:
-    return core_filters.choices(load_dataset(db_path, dataset_id, sha256, columns))
+def _choices(db_path: str, dataset_id: int, sha256: str) -> dict[str, object]:
+    # The whole dataset, not just the filter columns: the pages load it anyway, so this warms their cache.
+    return core_filters.choices(load_dataset(db_path, dataset_id, sha256))
 
 
 def choices_of(dataset: Dataset) -> dict[str, object]:
-    columns = tuple(c for c in FILTER_COLUMNS.get(dataset.kind, ()) if c in dataset.columns)
-    return _choices(str(default_db_path()), dataset.id, dataset.sha256, columns) if columns else {}
+    if not any(c in dataset.columns for c in FILTER_COLUMNS.get(dataset.kind, ())):
+        return {}
+    return _choices(str(default_db_path()), dataset.id, dataset.sha256)
 
 
 def sidebar_filters(dataset: Dataset | None) -> None:

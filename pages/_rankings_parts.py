@@ -11,8 +11,8 @@ from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_input
-from core.ranking import Ranking, RankSettings, analysed_votes, without_absent_models
+from core.rank_run import rank_groups, rank_input
+from core.ranking import Ranking, RankSettings, analysed_votes, rank_votes, without_absent_models
 from pages._shared import load_dataset
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
@@ -23,20 +23,28 @@ POLICY_LABELS = {"exclude": "Exclude unqualified annotators", "keep": "Keep ever
 BY = ("game_id", "dimension")
 
 
+# What the rankings read: everything but free text (vote ids, query ids, categories), which only costs
+# time when a million rows are filtered and copied.
+RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "timestamp", "response_time_s", "len_a",
+                   "len_b", "is_golden", "golden_answer", "weight", *BY)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
             seed: int, annotators: str) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
     votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
+    votes = votes[[c for c in RANKING_COLUMNS if c in votes.columns]]
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     ranking = rank_input("votes", votes, settings, annotators=annotators)
+    # The policy is decided on all votes; the other fits reuse its result instead of deciding again.
     used, _ = apply_policy(votes, annotators)
     cells = compress_votes(without_absent_models(analysed_votes(used)[0])[0])
     order = [r.model for r in ranking.rows if r.model in cells.models]
     if scheme in ELO_SCHEMES:
         elo = pd.Series({r.model: r.rating for r in ranking.rows})
     else:
-        plain = rank_input("votes", votes, RankSettings(ci="none"), annotators=annotators)
+        plain = rank_votes(used, RankSettings(ci="none"))
         elo = pd.Series({r.model: r.rating for r in plain.rows})
     elo = elo.reindex(order)
     matrices = {
@@ -48,8 +56,7 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
         if by not in votes or votes[by].isna().all():
             continue
         try:
-            groups[by] = rank_input("votes", votes, RankSettings(scheme=scheme, ci="none", seed=seed), by=[by],
-                                    annotators=annotators)
+            groups[by] = rank_groups(used, [by], RankSettings(scheme=scheme, ci="none", seed=seed))
         except ValueError as exc:  # RankingError included: shown, not raised
             groups[by] = str(exc)
     return {"ranking": ranking, "matrices": matrices, "groups": groups}

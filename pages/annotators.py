@@ -39,8 +39,7 @@ alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=
 
 with st.spinner("Assessing annotators…"):
     result = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha)
-report = result["report"]
-quality = report.quality
+quality = result["quality"]
 if len(quality) == 0:
     st.info("No votes with an annotator after the sidebar filters." if filters.active else "No annotated votes.")
     st.stop()
@@ -62,7 +61,7 @@ scatter.plotly_chart(quality_scatter(quality, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
 times.plotly_chart(response_time_histogram(result["times"], FAST_SECONDS), key="annotators_times")
 
 st.subheader("Agreement")
-ag = report.agreement
+ag = result["agreement"]
 if ag["n_items"] == 0:
     st.info("No item (same query and pair of models) was rated by two or more annotators: agreement cannot be "
             "measured.")
@@ -87,8 +86,7 @@ comparison = result["comparison"]
 if isinstance(comparison, str):
     st.error(f"No ranking: {plain(comparison)}")
 else:
-    effect = report.exclusion_effect
     moved = int((comparison["Rank change"].fillna(0) != 0).sum())
     st.caption(f"Bradley–Terry (no intervals) on every vote and on the qualified annotators' votes only "
-               f"({effect.get('votes_excluded', 0):,} votes left out); {moved} models change rank.")
+               f"({result['excluded_votes']:,} votes left out); {moved} models change rank.")
     st.dataframe(comparison, hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")

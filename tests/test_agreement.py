@@ -295,3 +295,37 @@ def test_pandalm_cohen_kappa_per_pair():
     sm = cohens_kappa(to_table(wide[["annotator1", "annotator2"]].to_numpy())[0], return_results=False)
     assert pairs.loc[("annotator1", "annotator2"), "kappa"] == pytest.approx(sm, rel=1e-9)
     assert 0.8 < summary["krippendorff_alpha"] < 0.9
+
+
+_votes = st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3", None]), st.sampled_from(["a", "b", "c", "d"]),
+                            st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(["r1", "r2", "r3", None]),
+                            st.sampled_from(["model_a", "model_b", "tie", "tie (bothbad)"])),
+                  min_size=0, max_size=60).map(lambda rows: [r for r in rows if r[1] != r[2]])
+
+
+@settings(max_examples=80, deadline=None)
+@given(_votes, st.booleans())
+def test_fast_agreement_equals_the_item_table_path(rows, categorical):
+    from core.agreement import agreement_from_votes
+
+    frame = pd.DataFrame(rows, columns=["query_id", "model_a", "model_b", "annotator_id", "winner"])
+    if categorical:
+        frame = frame.astype("category")
+    fast = agreement_from_votes(frame)
+    slow = agreement_summary(items_from_votes(frame))
+    assert json.dumps(fast, sort_keys=True, default=str) == json.dumps(slow, sort_keys=True, default=str)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_votes)
+def test_pairwise_cohen_equals_cohen_kappa_pair_by_pair(rows):
+    items = items_from_votes(pd.DataFrame(rows, columns=["query_id", "model_a", "model_b", "annotator_id",
+                                                         "winner"]))
+    table = pairwise_cohen(items)
+    keyed = items.assign(item=items["query_id"] + "|" + items["model_1"] + "|" + items["model_2"])
+    for rec in table.to_dict("records"):
+        one = keyed[keyed["annotator_id"] == rec["annotator_1"]].set_index("item")["label"]
+        two = keyed[keyed["annotator_id"] == rec["annotator_2"]].set_index("item")["label"]
+        common = one.index.intersection(two.index)
+        assert rec["n_items"] == len(common)
+        assert rec["kappa"] == pytest.approx(cohen_kappa(list(one[common]), list(two[common])), nan_ok=True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
@@ -283,3 +285,18 @@ def test_llmfao_position_bias(name, left, right):  # real data: crowd favours le
     assert_allclose(t.p_value, binomtest(left, left + right).pvalue, rtol=RTOL, atol=ATOL)
     assert t.p_value < 0.01 and (t.share > 0.5) == (left > right)
     assert isinstance(r.time_exposure, Unavailable) and isinstance(r.length, Unavailable)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.text("abc", min_size=1, max_size=3)),
+                min_size=1, max_size=40, unique_by=lambda t: t[2]))
+def test_session_halves_break_time_ties_by_vote_id_like_a_full_sort(rows):
+    """Ranking only the tied vote ids orders each session exactly as sorting every id does."""
+    annotators = np.array([r[0] for r in rows], np.int64)
+    times = np.array([r[1] for r in rows], np.int64)
+    ids = pd.Series([r[2] for r in rows])
+    vid = pd.factorize(ids, sort=True)[0]
+    order = np.lexsort((np.arange(len(rows)), vid, times, annotators))
+    expected_early, expected_late = session_halves(annotators[order], None)  # row order = the full sort
+    early, late = session_halves(annotators, times, ids)
+    assert (early[order] == expected_early).all() and (late[order] == expected_late).all()

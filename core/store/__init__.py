@@ -6,8 +6,11 @@ million-vote ingest a few seconds, and loads straight into pandas categoricals. 
 ``votes_labeled`` shows the same rows with their labels for anyone querying the file with SQL.
 
 Every ingest is one transaction: a rejected or interrupted ingest leaves the store as it was.
+Full loads keep a columnar snapshot beside the file (:mod:`core.store.snapshot`) so later loads of a
+large dataset take a fraction of a second.
 """
 
+from core.store import snapshot
 from core.store.database import REPO_ROOT, Dataset, DatasetNotFound, IngestResult, Store, default_db_path
 
-__all__ = ["REPO_ROOT", "Dataset", "DatasetNotFound", "IngestResult", "Store", "default_db_path"]
+__all__ = ["REPO_ROOT", "Dataset", "DatasetNotFound", "IngestResult", "Store", "default_db_path", "snapshot"]

@@ -14,6 +14,7 @@ import pandas as pd
 import sqlite_utils
 
 from core.io import Loaded
+from core.store import snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
 from core.store.tables import OUTCOME_ROWS, TABLE_OF_KIND, TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 
@@ -156,6 +157,7 @@ class Store:
             for table in ("labels", *TYPES_OF_TABLE):
                 self.db.conn.execute(f"DELETE FROM [{table}] WHERE dataset_id = ?", [info.id])
             self.db.conn.execute("DELETE FROM datasets WHERE id = ?", [info.id])
+        snapshot.remove(self.path, info.id)
         return info
 
     # -- reading -----------------------------------------------------------------------------------
@@ -186,6 +188,19 @@ class Store:
             raise KeyError(f"dataset '{info.name}' has no column {', '.join(missing)} "
                            f"(it has {', '.join(info.columns)})")
         n = info.rows if limit is None else max(0, min(int(limit), info.rows))
+        if limit is not None:
+            return self._load_sqlite(info, wanted, n)
+        path = snapshot.path_for(self.path, info.id, info.sha256)
+        fast = snapshot.read(path, wanted)
+        if fast is not None and len(fast) == n:
+            return fast
+        if len(wanted) < len(info.columns):  # a subset: no snapshot written (it would miss columns)
+            return self._load_sqlite(info, wanted, n)
+        frame = self._load_sqlite(info, wanted, n)
+        snapshot.write(path, frame)
+        return frame
+
+    def _load_sqlite(self, info: Dataset, wanted: list[str], n: int) -> pd.DataFrame:
         where = "WHERE dataset_id = ? AND row < ? ORDER BY row"
         table = TABLE_OF_KIND[info.kind]
         if table == "votes":

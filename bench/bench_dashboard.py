@@ -1,0 +1,131 @@
+"""The dashboard at scale, measured in a real browser: 1,000,000 stored votes (12 models, the demo's
+3 games × 3 dimensions, annotators, golds, timings, lengths).
+
+Goals: first render of Rankings ≤ 5 s; any later page switch or toggle ≤ 2 s. A step's time runs from
+the click until Streamlit's run state is back to "notRunning" and the step's content is visible.
+Each round starts a fresh server (cold caches), so "first render" is measured every round; the
+median over rounds is printed per step, with the slowest one.
+
+    .venv/bin/python bench/bench_dashboard.py [--rounds 3] [--votes 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from core.io import load  # noqa: E402
+from core.samples import write_arena_csv  # noqa: E402
+from core.store import Store  # noqa: E402
+from tests.test_browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT, streamlit_server  # noqa: E402
+from tests.test_browser_pages import idle  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def prepare(votes: int) -> Path:
+    """A store holding the votes (built once; reused while the file exists)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    db = OUT / f"dashboard_{votes}.db"
+    if db.exists():
+        return db
+    csv = OUT / f"arena_{votes}.csv"
+    if not csv.exists():
+        write_arena_csv(csv, votes, 12)
+    t = time.perf_counter()
+    with Store(db) as store:
+        dataset = store.ingest(load(csv), name=f"arena {votes:,}").dataset
+        stored = time.perf_counter() - t
+        store.load(dataset.id)  # as the Data page does after an upload: writes the columnar snapshot
+    print(f"stored {votes:,} votes in {stored:.1f} s; first full load (writes the snapshot) "
+          f"{time.perf_counter() - t - stored:.1f} s", file=sys.stderr)
+    return db
+
+
+def timed(page, action, ready) -> float:
+    start = time.perf_counter()
+    action()
+    idle(page, timeout_ms=180_000)
+    ready()
+    return time.perf_counter() - start
+
+
+def one_round(playwright, db: Path, log: Path) -> dict[str, float]:
+    from playwright.sync_api import expect
+
+    def visible(locator):
+        return lambda: expect(locator).to_be_visible(timeout=180_000)
+
+    times: dict[str, float] = {}
+    with streamlit_server(db, log) as url:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        page = browser.new_context(viewport=VIEWPORT).new_page()
+        page.goto(url)
+        idle(page, timeout_ms=180_000)
+        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
+        nav = page.get_by_test_id("stSidebarNav")
+
+        def link(title):
+            return lambda: nav.get_by_role("link", name=title).click()
+
+        def heading(title):
+            return visible(page.get_by_role("heading", name=title, exact=True))
+
+        def table(title):
+            return lambda: (heading(title)(), visible(page.get_by_test_id("stDataFrame").first)())
+
+        radio = page.get_by_test_id("stRadio")
+        times["Rankings, first render"] = timed(page, link("Rankings"), table("Rankings"))
+        times["toggle scheme: win rate"] = timed(page, lambda: radio.get_by_text("Win rate", exact=True).click(),
+                                                 visible(page.get_by_text("Win rate: 12 models")))
+        times["toggle scheme: stratified"] = timed(
+            page, lambda: radio.get_by_text("Stratified win rate", exact=True).click(),
+            visible(page.get_by_text("Stratified win rate: 12 models")))
+        times["toggle scheme: back to BT"] = timed(
+            page, lambda: radio.get_by_text("Bradley–Terry (Elo)", exact=True).click(),
+            visible(page.get_by_text("Bradley–Terry (Elo): 12 models")))
+        times["switch to Bias"] = timed(page, link("Bias"),
+                                        visible(page.get_by_text("At a glance: position × time")))
+        times["switch to Annotators"] = timed(page, link("Annotators"), table("Annotators"))
+        times["switch to Leaderboard"] = timed(page, link("Leaderboard"), heading("Leaderboard"))
+        times["switch to Reports"] = timed(page, link("Reports"), heading("Reports"))
+        times["switch to Data"] = timed(page, link("Data"), table("Data"))
+        times["switch back to Rankings"] = timed(page, link("Rankings"), table("Rankings"))
+        times["switch back to Bias"] = timed(page, link("Bias"),
+                                             visible(page.get_by_text("At a glance: position × time")))
+        browser.close()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--votes", type=int, default=1_000_000)
+    args = parser.parse_args()
+    if not CHROMIUM.exists():
+        sys.exit(f"{CHROMIUM} is needed")
+    from playwright.sync_api import sync_playwright
+
+    db = prepare(args.votes)
+    rounds = []
+    with sync_playwright() as playwright:
+        for i in range(args.rounds):
+            rounds.append(one_round(playwright, db, OUT / f"dashboard_streamlit_{i}.log"))
+            print(f"round {i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in rounds[-1].items()), file=sys.stderr)
+    print(f"Dashboard, {args.votes:,} stored votes, {args.rounds} rounds (fresh server each), seconds:")
+    print(f"  {'step':<30} {'median':>7} {'max':>7}  goal")
+    for step in rounds[0]:
+        values = [r[step] for r in rounds]
+        goal = 5.0 if step.endswith("first render") else 2.0
+        verdict = "ok" if statistics.median(values) <= goal else "OVER"
+        print(f"  {step:<30} {statistics.median(values):7.2f} {max(values):7.2f}  ≤ {goal:g} s {verdict}")
+
+
+if __name__ == "__main__":
+    main()
