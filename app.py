@@ -17,6 +17,7 @@ PAGES = [
     st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
     st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
     st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote"),
+    st.Page("pages/collect.py", title="Collect", icon=":material/cloud_download:", url_path="collect"),
 ]
 
 if os.environ.get("EVALBOARD_MODE") == "vote":
