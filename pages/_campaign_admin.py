@@ -30,6 +30,13 @@ def campaign_section() -> None:
     if flash:
         st.success(plain(flash))
     _show_new_tokens()
+    try:
+        _sections()
+    except sqlite3.Error as exc:
+        st.error(f"The campaign tables cannot be read right now ({plain(exc)}). Try again in a moment.")
+
+
+def _sections() -> None:
     with closing(connect(default_db_path())) as conn:
         campaigns = list_campaigns(conn)
         tab_manage, tab_create = st.tabs(["Manage", "New campaign"])
@@ -117,15 +124,18 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     left, middle, right = st.columns(3)
     active = table.loc[~table["revoked"], "annotator"].tolist()
     who = left.selectbox("Annotator", options=active, key="campaign_revoke_who", index=None)
-    if left.button("Revoke token", key="campaign_revoke", disabled=who is None):
-        revoke_token(conn, chosen, who)
-        st.session_state[FLASH] = f"The token of {who} is revoked."
-        st.rerun()
-    more = middle.number_input("More tokens", min_value=1, value=1, step=1, key="campaign_more")
-    if middle.button("Issue tokens", key="campaign_issue"):
-        issued = issue_tokens(conn, chosen, int(more))
-        st.session_state[NEW_TOKENS] = (chosen.name, [(t.label, t.token) for t in issued])
-        st.rerun()
+    try:
+        if left.button("Revoke token", key="campaign_revoke", disabled=who is None):
+            revoke_token(conn, chosen, who)
+            st.session_state[FLASH] = f"The token of {who} is revoked."
+            st.rerun()
+        more = middle.number_input("More tokens", min_value=1, value=1, step=1, key="campaign_more")
+        if middle.button("Issue tokens", key="campaign_issue"):
+            issued = issue_tokens(conn, chosen, int(more))
+            st.session_state[NEW_TOKENS] = (chosen.name, [(t.label, t.token) for t in issued])
+            st.rerun()
+    except CampaignError as exc:  # e.g. another owner's change in between
+        st.error(plain(exc))
     if right.button("Publish votes as a dataset", key="campaign_publish", type="primary", disabled=done == 0,
                     help="store the votes so far as the votes dataset 'campaign <name>' (replaces the last one)"):
         _publish(chosen.name)
