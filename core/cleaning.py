@@ -35,6 +35,7 @@ class CleaningRules:
     whitespace: bool = True
 
 
+MAX_PASSES = 4
 # A removed span leaves this mark so that the spaces around it can be tidied in one pass.
 _GAP = "\x00"
 # Inline code spans are swapped for numbered private-use tokens while the prose rules run.
@@ -147,15 +148,20 @@ def _clean_prose(text: str, rules: CleaningRules) -> str:
         return f"{_CODE_OPEN}{len(spans) - 1}{_CODE_CLOSE}"
 
     text = _INLINE_CODE.sub(protect, text)
-    if rules.urls:
-        text = _remove_urls(text)
-    if rules.citations:
-        text = _remove_citations(text)
-    if rules.emoji:
-        text = _KEYCAP.sub(r"\1", text)
-        text = _EMOJI_SEQUENCE.sub(_GAP, text)
-        text = _STRAY_SELECTOR.sub("", text)
-    text = _close_gaps(text)
+    # One removal can uncover another (a marker inside a URL, an emoji splitting one): repeat until stable,
+    # so that cleaning cleaned text changes nothing.
+    for _ in range(MAX_PASSES):
+        before = text
+        if rules.emoji:
+            text = _KEYCAP.sub(r"\1", text)
+            text = _close_gaps(_EMOJI_SEQUENCE.sub(_GAP, text))
+            text = _STRAY_SELECTOR.sub("", text)
+        if rules.urls:
+            text = _close_gaps(_remove_urls(text))
+        if rules.citations:
+            text = _close_gaps(_remove_citations(text))
+        if text == before:
+            break
     if rules.whitespace:
         text = _ZERO_WIDTH.sub("", text)
         text = "\n".join(line.rstrip() for line in text.split("\n"))

@@ -35,6 +35,7 @@ CASES = [
     ("tilde fence kept", "~~~\nhttps://a.com 😀\n~~~", "~~~\nhttps://a.com 😀\n~~~"),
     ("bare url", "See https://example.com/a_(b)?q=1 for more.", "See for more."),
     ("www url", "Go to www.example.org, then", "Go to, then"),
+    ("emoji inside a url", "see https://😀a.example now", "see now"),
     ("url after cjk", "详见https://zh.wikipedia.org/wiki/x。也见www.a.cn/b", "详见。也见"),
     ("markdown link", "Read [the docs](https://docs.python.org/3/ \"Docs\") now.", "Read the docs now."),
     ("image", "![a chart](http://x/y.png) here", "a chart here"),
@@ -104,8 +105,14 @@ def test_plain_cjk_and_latin_text_keeps_every_character(text):
     assert [c for c in cleaned if not c.isspace()] == [c for c in text if not c.isspace()]
 
 
-@settings(max_examples=150, deadline=None)
-@given(prose)
+# Pieces that interact: markers, URLs, links, emoji and joiners, brackets, CJK punctuation, blank lines.
+tricky = st.lists(st.sampled_from(list("ab 1[]()【】^,.:\n\t😀👍🏽\u200d\ufe0f❤#*/=x_你好。!?-<>†")
+                                  + ["https://", "www.", "[1]", "[^1]", "](", "\n\n\n", "- [ ] ", "a[1]", "[1, 2]",
+                                     "(https://a.b)", "[t](https://a.b)"]), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(prose, tricky))
 def test_cleaning_is_idempotent(text):
     once = clean_answer(text)
     assert clean_answer(once) == once
