@@ -90,9 +90,10 @@ def cluster_names(texts: list[str], labels: np.ndarray, n_words: int = 3) -> dic
         overall.update(words)
         per.setdefault(label, Counter()).update(words)
     total = max(1, len(texts))
+    sizes = Counter(labels.tolist())
     names: dict[int, str] = {}
     for label, counts in per.items():
-        size = sum(1 for lab in labels.tolist() if lab == label)
+        size = sizes[label]
         lift = sorted(counts, key=lambda w: (-(counts[w] / size) / (overall[w] / total) * min(1.0, counts[w] / 3),
                                              -counts[w], w))
         names[label] = " / ".join(lift[:n_words]) or f"cluster {label + 1}"

@@ -6,7 +6,8 @@ a model reviews the pair (batches of 60). Without a model the conservative rule 
 borderline pair unless they have exactly the same set of words (a reordering); a wrong merge loses a
 query for good, a missed one is still caught by the post-selection similarity check. Duplicate pairs
 are joined by union–find; each component keeps one canonical query (the model's choice, or the most
-specific and complete by :func:`core.evalset.scoring.canonical_rank_key`), the others become
+specific and complete: most distinct words, then longest, :func:`core.evalset.scoring.canonical_rank_key`),
+the others become
 ``duplicate`` with the canonical id.
 """
 

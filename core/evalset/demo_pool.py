@@ -66,10 +66,14 @@ ASKERS = ["", "My friend asked me this. ", "I am a nurse. ", "I work nights. ", 
 JUNK = ["hi", "ok", "???", "🙂🙂🙂🙂🙂🙂", "....!!!!....", "asdf", "lol", "👍👍👍 ok 👍👍👍", "1234"]
 
 
-def demo_pool(n: int = 1000, seed: int = 0) -> pd.DataFrame:
+def demo_pool(n: int = 1000, seed: int = 0, detail_words: int = 0) -> pd.DataFrame:
     """``n`` queries (``query_id``, ``query``): templated questions, reworded variants of earlier ones
-    (~10%), exact repeats in another case/punctuation (~5%) and junk (~3%)."""
+    (~10%), exact repeats in another case/punctuation (~5%) and junk (~3%). ``detail_words`` > 0 ends
+    each templated question with that many words from a 5,000-word made-up vocabulary, so that a large
+    pool is mostly distinct queries (as real pools are) rather than template variations."""
     rng = np.random.default_rng(seed)
+    syllables = ["ka", "lo", "mi", "ru", "te", "sa", "vo", "ni", "pe", "zu", "da", "fi", "go", "he", "ju"]
+    vocabulary = ["".join(rng.choice(syllables, size=3)) + str(i % 7) for i in range(5000)] if detail_words else []
     topics = list(TOPICS)
     weights = np.array([len(TOPICS[t][0]) * len(TOPICS[t][1]) for t in topics], dtype=float)
     weights /= weights.sum()
@@ -96,5 +100,7 @@ def demo_pool(n: int = 1000, seed: int = 0) -> pd.DataFrame:
                 context, asker = "", ""
             if context:
                 text = text.rstrip("?") + f", {context}" + ("?" if text.endswith("?") else "")
+            if vocabulary:
+                text += " (" + " ".join(vocabulary[j] for j in rng.integers(len(vocabulary), size=detail_words)) + ")"
             out.append(asker + text)
     return pd.DataFrame({"query_id": [f"q{i:06d}" for i in range(n)], "query": out})

@@ -96,7 +96,9 @@ def _kmeans(x: np.ndarray, n_lists: int, rng: np.random.Generator) -> np.ndarray
     for _ in range(KMEANS_ITERATIONS):
         nearest = np.argmax(sample @ centroids.T, axis=1)
         sums = np.zeros_like(centroids)
-        np.add.at(sums, nearest, sample)
+        order = np.argsort(nearest, kind="stable")
+        present, starts = np.unique(nearest[order], return_index=True)
+        sums[present] = np.add.reduceat(sample[order], starts, axis=0)  # np.add.at is ~10x slower
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         empty = norms[:, 0] == 0
         sums[empty] = sample[rng.choice(sample.shape[0], size=int(empty.sum()))]  # restart empty lists

@@ -217,7 +217,7 @@ def _semantic(state: Build, chat) -> None:
               "borderline pairs reviewed by the model" if chat else
               "no model: a borderline pair is merged only when both queries have the same set of words",
               "canonical query: the model's choice" if chat else
-              "canonical query: the most specific and complete (heuristic), then the longest"]
+              "canonical query: the most specific and complete (most distinct words), then the longest"]
     if result.n_unreviewed:
         notes.append(f"{result.n_unreviewed:,} borderline pairs could not be reviewed and were kept apart")
     state.audit.add(StageRecord("semantic dedup", rows.size, rows.size - n, method, {"duplicate": n} if n else {},

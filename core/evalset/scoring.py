@@ -72,8 +72,9 @@ def representativeness(specificity: float, completeness: float, depth: float) ->
     return round((float(specificity) + float(completeness) + float(depth)) / 3.0, 2)
 
 
-def canonical_rank_key(text: str) -> tuple[float, int]:
+def canonical_rank_key(text: str) -> tuple[int, int]:
     """Order of preference inside a duplicate group without a model: the most specific and complete
-    query first (specificity + completeness), then the longer one."""
-    s = heuristic_scores(text)
-    return (-(s["specificity"] + s["completeness"]), -len(text))
+    query first, measured by its number of distinct words (CJK characters count one each), then the
+    longer one. (Cheap on purpose: it runs on every member of every duplicate group.)"""
+    words = set(_TOKEN.findall(text.casefold()))
+    return (-(len(words) + len(_CJK.findall(text))), -len(text))
