@@ -77,7 +77,7 @@ def category_step(prepared: Build) -> list[str] | None:
     shown = summary.assign(samples=summary["samples"].map(lambda s: " · ".join(s)),
                            suggested_exclusion=summary["suggested_exclusion"].map({True: "yes", False: ""}))
     st.dataframe(shown, hide_index=True, key="evs_categories_table",
-                 column_config={"queries": st.column_config.NumberColumn("queries", format="%d")})
+                 column_config={"queries": st.column_config.NumberColumn("queries", format="localized")})
     options = summary["category"].tolist()
     exclude = st.multiselect("Exclude these categories", options, key="evs_exclude",
                              default=[c for c in prepared.suggested_exclusions if c in options])
@@ -111,7 +111,9 @@ def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:
 
 def show_audit(audit: Audit) -> None:
     table, notes = audit_tables(audit)
-    st.dataframe(table, hide_index=True, key="evs_audit_table")
+    counts = {c: st.column_config.NumberColumn(c, format="localized") for c in ("in", "out", "model calls",
+                                                                                "failed calls")}
+    st.dataframe(table, hide_index=True, key="evs_audit_table", column_config=counts)
     checks = audit.checks
     failed = {k: v for k, v in checks.items() if v != "passed"}
     if failed:

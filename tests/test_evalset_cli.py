@@ -122,3 +122,15 @@ def test_a_stored_name_is_not_overwritten_without_replace(pool_file, tmp_path, d
 def test_show_unknown_exits_2(db_path, capsys):
     assert main(["evalset", "show", "nope"]) == 2
     assert "no stored eval set named 'nope'" in capsys.readouterr().err
+
+
+def test_a_pool_of_junk_gives_an_empty_set_and_says_so(tmp_path, db_path, capsys):
+    pool = tmp_path / "junk.txt"
+    pool.write_text("hi\nok\n🙂🙂🙂🙂🙂🙂🙂\n", encoding="utf-8")
+    out = tmp_path / "set.csv"
+    assert main(["evalset", "build", str(pool), "--size", "3", "--output", str(out)]) == 0
+    assert "only 0 eligible queries for 3 places" in capsys.readouterr().out
+    assert pd.read_csv(out).empty
+    audit = json.loads((tmp_path / "set.audit.json").read_text())
+    prefilter = next(s for s in audit["stages"] if s["stage"] == "pre-filter")
+    assert prefilter["dropped"] == {"too_short": 2, "unreadable": 1}

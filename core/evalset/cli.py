@@ -100,6 +100,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     files = write_outputs(state, args.output)
     print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
     print(f"stored as eval set '{name}' (id {set_id})")
+    if len(table) < args.size:
+        print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
     failed = {k: v for k, v in checks(state).items() if v}
     for rule, ids in failed.items():
         print(f"  check failed: {rule}: {', '.join(ids[:20])}")

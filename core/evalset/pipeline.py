@@ -266,8 +266,10 @@ def _categorise(state: Build, chat) -> None:
         source = "offline k-means clusters named by their distinctive words"
         if chat is not None:
             notes.append("category discovery by the model failed; offline clusters used")
+    if "category" not in f:
+        f["category"] = ""
+    f["category"] = f["category"].astype(object).where(f["category"].notna(), "")
     f.loc[rows, "category"] = labels
-    f["category"] = f["category"].fillna("")
     f["classification_failed"] = False
     f.loc[rows[failed], "classification_failed"] = True
     n_failed = _drop(state, np.isin(np.arange(len(f)), rows[failed]), "classification_failed")

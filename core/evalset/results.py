@@ -62,7 +62,7 @@ def checks(state: Build) -> dict:
 def record_selection(state: Build) -> None:
     sel = state.selector.selection
     table = eval_set(state)
-    reasons = table["reason"].str.split(":").str[0].value_counts().to_dict()
+    reasons = table["reason"].astype(str).str.split(":").str[0].value_counts().to_dict()
     state.audit.selection = {
         "size_asked": state.settings.size, "size": len(table),
         "allocation": {str(k): v for k, v in sel.allocation.items()},
