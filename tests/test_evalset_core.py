@@ -298,6 +298,15 @@ def test_selection_follows_hamilton_and_takes_the_best_first():
     assert set(sel.chosen.values()) == {"allocation"}
 
 
+def test_inside_a_category_places_follow_its_subcategories():
+    frame, emb = _candidates({"A": 40, "B": 40})
+    frame.loc[frame["category"] == "A", "subcategory"] = ["x"] * 30 + ["y"] * 10
+    sel = Selector(frame, emb, SelectionSettings(8, slices=())).run()
+    chosen = frame.iloc[list(sel.chosen)]
+    assert chosen.groupby(["category", "subcategory"]).size().to_dict() == {("A", "x"): 3, ("A", "y"): 1,
+                                                                           ("B", ""): 4}
+
+
 def test_slice_backfill_meets_the_minimum_within_the_buffer_and_then_swaps():
     frame, emb = _candidates({"A": 100, "B": 100}, tags={"is_procedural": 0.05})
     quotas = (SliceQuota("procedural", "is_procedural", 0.32, 4),)

@@ -140,7 +140,12 @@ def test_every_model_stage_runs_and_the_answers_are_used(server, tmp_path):
     assert server.max_in_flight <= 4
     classify_batches = [b for b in bodies if b["response_format"]["json_schema"]["name"] == "classification"]
     assert max(len(_numbered(b["messages"][-1]["content"])) for b in classify_batches) == 20
-    assert all(_stage(state, s).method == "model" for s in ("relevance", "rewrite", "classification", "scoring"))
+    assert all(_stage(state, s).method == "model" for s in ("relevance", "rewrite", "classification", "scoring",
+                                                             "subcategories"))
+    # the category over 50 queries was split by the model into subcategories of at least 20
+    refined = pool[(pool["status"] == "candidate") & (pool["subcategory"] != "")]
+    assert not refined.empty
+    assert refined.groupby(["category", "subcategory"]).size().min() >= 20
     # the file is the answer collector's queries file as it is
     [path, *_] = write_outputs(state, tmp_path / "set.csv")
     queries = load_queries(path)
