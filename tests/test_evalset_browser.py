@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, STARTUP_S, VIEWPORT, _free_port
+from tests.test_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    LAUNCH_ARGS,
+    STARTUP_S,
+    VIEWPORT,
+    _free_port,
+)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 
@@ -38,7 +39,7 @@ def test_offline_build_writes_the_set_the_audit_and_stores_it(pool_file, tmp_pat
     assert stages["exact dedup"]["dropped"]["exact_duplicate"] > 0
     # in/out counts chain from one stage to the next, and every drop has a reason
     chain = [s for s in audit["stages"] if s["stage"] not in ("exclusion suggestions", "selection")]
-    for prev, nxt in zip(chain, chain[1:]):
+    for prev, nxt in itertools.pairwise(chain):
         assert nxt["in"] == prev["out"]
     for s in chain:
         assert s["in"] - s["out"] == sum(s["dropped"].values())

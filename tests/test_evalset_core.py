@@ -12,10 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.evalset.allocation import hamilton
-from core.evalset.categories import OTHER, assign_by_keywords, match_category, with_other
+from core.evalset.categories import (
+    OTHER,
+    assign_by_keywords,
+    match_category,
+    with_other,
+)
 from core.evalset.embeddings import tfidf_embed
 from core.evalset.knn import nearest_neighbours
-from core.evalset.normalise import exact_duplicates, normalise, prefilter, readable_share
+from core.evalset.normalise import (
+    exact_duplicates,
+    normalise,
+    prefilter,
+    readable_share,
+)
 from core.evalset.pool import read_pool
 from core.evalset.scoring import heuristic_scores
 from core.evalset.selection import SelectionSettings, Selector, SliceQuota

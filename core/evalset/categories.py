@@ -86,7 +86,7 @@ def cluster_names(texts: list[str], labels: np.ndarray, n_words: int = 3) -> dic
     overall = Counter()
     per: dict[int, Counter] = {}
     for text, label in zip(texts, labels.tolist()):
-        words = set(w.casefold() for w in _WORD.findall(text))
+        words = {w.casefold() for w in _WORD.findall(text)}
         overall.update(words)
         per.setdefault(label, Counter()).update(words)
     total = max(1, len(texts))

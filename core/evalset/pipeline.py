@@ -22,7 +22,12 @@ from core.evalset.audit import Audit, StageRecord
 from core.evalset.dedup import semantic_dedup
 from core.evalset.embeddings import tfidf_embed, unit_rows
 from core.evalset.normalise import exact_duplicates, prefilter
-from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS, heuristic_scores, representativeness
+from core.evalset.scoring import (
+    SCORE_COLUMNS,
+    TAG_COLUMNS,
+    heuristic_scores,
+    representativeness,
+)
 from core.evalset.selection import Selector
 from core.evalset.settings import BuildSettings
 from core.llm import run_sync
@@ -212,8 +217,8 @@ def _semantic(state: Build, chat) -> None:
     mask[rows[dup]] = True
     n = _drop(state, mask, "duplicate")
     notes += [f"neighbour search: {result.method}, K = 10",
-              f"{result.n_auto:,} pairs > {s.duplicate_above} (duplicates), {result.n_borderline:,} in "
-              f"[{s.review_from}, {s.duplicate_above}] of which {result.n_confirmed:,} judged duplicates",
+              (f"{result.n_auto:,} pairs > {s.duplicate_above} (duplicates), {result.n_borderline:,} in "
+               f"[{s.review_from}, {s.duplicate_above}] of which {result.n_confirmed:,} judged duplicates"),
               "borderline pairs reviewed by the model" if chat else
               "no model: a borderline pair is merged only when both queries have the same set of words",
               "canonical query: the model's choice" if chat else
@@ -369,6 +374,8 @@ def _select(state: Build) -> None:
     emb = state.embeddings[candidates["emb_row"].to_numpy()] if rows.size else np.zeros((0, 1), np.float32)
     state.selector = Selector(candidates, emb, state.settings.selection())
     state.selector.run()
-    from core.evalset.results import record_selection  # results reads Build: imported late, no cycle
+    from core.evalset.results import (
+        record_selection,  # results reads Build: imported late, no cycle
+    )
 
     record_selection(state)

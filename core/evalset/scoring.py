@@ -26,19 +26,18 @@ TAG_COLUMNS = ("is_procedural", "needs_structured_output", "has_heavy_constraint
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_STOP = frozenset("a an the is are was were do does did i me my you your to of in on for and or it this that "
-                  "what how can could should would will with be at by from as".split())
+_STOP = frozenset(["a", "an", "the", "is", "are", "was", "were", "do", "does", "did", "i", "me", "my", "you", "your", "to", "of", "in", "on", "for", "and", "or", "it", "this", "that", "what", "how", "can", "could", "should", "would", "will", "with", "be", "at", "by", "from", "as"])
 _PROCEDURAL = re.compile(r"\b(how (do|can|should) i|how to|steps?|step by step|walk me through|guide|set ?up|"
-                         r"install|unlock|process)\b|步骤|怎么|如何|流程|攻略", re.I)
+                         r"install|unlock|process)\b|步骤|怎么|如何|流程|攻略", re.IGNORECASE)
 _STRUCTURED = re.compile(r"\b(table|list|compare|comparison|tier list|bullet|chart|versus|vs\.?|schedule|"
-                         r"plan)\b|表格|列表|对比|清单|比较", re.I)
+                         r"plan)\b|表格|列表|对比|清单|比较", re.IGNORECASE)
 _CONSTRAINT = re.compile(r"\b(without|only|no|not|never|under|at most|at least|except|must|budget|"
-                         r"no more than|within)\b|不要|不能|只|除了|必须|以内", re.I)
+                         r"no more than|within)\b|不要|不能|只|除了|必须|以内", re.IGNORECASE)
 _TRAP = re.compile(r"\b(next (event|update|version|season|patch)|upcoming|unreleased|release date|"
-                   r"will .* (come out|be released)|leak(ed)?)\b|下个|下一个|什么时候上线|爆料|未上线", re.I)
+                   r"will .* (come out|be released)|leak(ed)?)\b|下个|下一个|什么时候上线|爆料|未上线", re.IGNORECASE)
 _DEPTH = re.compile(r"\b(why|explain|compare|difference|trade-?offs?|analy[sz]e|pros and cons|best|"
-                    r"strategy|risks?)\b|为什么|比较|区别|分析|原理", re.I)
-_CONTEXT = re.compile(r"\b(i am|i'm|i have|for my|we are|my \w+ is|with|without|as a)\b|我是|我有", re.I)
+                    r"strategy|risks?)\b|为什么|比较|区别|分析|原理", re.IGNORECASE)
+_CONTEXT = re.compile(r"\b(i am|i'm|i have|for my|we are|my \w+ is|with|without|as a)\b|我是|我有", re.IGNORECASE)
 _CLAUSE = re.compile(r"[,;:，；：]|\b(and|but|because|while|if|when)\b")
 
 

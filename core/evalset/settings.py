@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from core.evalset.dedup import DUPLICATE_ABOVE, REVIEW_FROM
-from core.evalset.selection import BUFFER, DEFAULT_SLICES, SIMILARITY_LIMIT, SelectionSettings, SliceQuota
+from core.evalset.selection import (
+    BUFFER,
+    DEFAULT_SLICES,
+    SIMILARITY_LIMIT,
+    SelectionSettings,
+    SliceQuota,
+)
 from core.llm import Endpoint, LLMClient
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -81,7 +81,7 @@ def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = N
             if old:
                 con.execute("DELETE FROM evalset_sets WHERE id = ?", (old[0],))
             cur = con.execute("INSERT INTO evalset_sets (name, created_at, size, settings, audit) VALUES (?,?,?,?,?)",
-                              (name, datetime.now(timezone.utc).isoformat(timespec="seconds"), len(table),
+                              (name, datetime.now(UTC).isoformat(timespec="seconds"), len(table),
                                json.dumps(audit.settings, ensure_ascii=False, default=str), audit.to_json()))
             set_id = cur.lastrowid
             rows = [(set_id, i, *[_cell(rec[c]) for c in EVAL_SET_COLUMNS])
