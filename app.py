@@ -5,7 +5,7 @@ import os
 import streamlit as st
 
 from pages._filters import sidebar_filters
-from pages._shared import dataset_picker
+from pages._shared import dataset_picker, warm_up
 
 st.set_page_config(page_title="EvalBoard", page_icon=":material/analytics:", layout="wide")
 
@@ -26,6 +26,7 @@ if os.environ.get("EVALBOARD_MODE") == "vote":
                            default=True)], position="hidden").run()
     st.stop()
 
+warm_up()
 navigation = st.navigation(PAGES)
 with st.sidebar:
     st.caption("EvalBoard — rankings you can defend")

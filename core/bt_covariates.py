@@ -140,14 +140,14 @@ def fit_adjusted(left, right, y, n_models: int, *, count=None, weight=None, feat
     if int(max_iter) != max_iter or max_iter < 1:
         raise CovariateInputError(f"`max_iter` must be a positive integer, got {max_iter!r}.")
     keep = cw > 0  # zero-weight rows carry no information and must not trigger separation checks
-    x = _design(left, right, k, position, z)[keep]
-    left, right, y, cw = left[keep], right[keep], y[keep], cw[keep]
-    _check_estimable(x, y, left, right, k)
-    b, iterations, converged = newton_maximise(lambda v: _loglik(x, y, cw, v), np.zeros(x.shape[1]), tol,
-                                               max_iter)
+    left, right, y, cw, z = left[keep], right[keep], y[keep], cw[keep], z[keep]
+    _check_estimable(left, right, y, z, k, position)
+    n_free = k - 1 + int(position) + p
+    b, iterations, converged = newton_maximise(lambda v: _loglik(left, right, z, y, cw, v, k, position),
+                                               np.zeros(n_free), tol, max_iter)
     if not converged:
         raise ConvergenceError(f"covariate-adjusted BT did not converge to tol={tol}", iterations)
-    ll, _, hess = _loglik(x, y, cw, b)
+    ll, _, hess = _loglik(left, right, z, y, cw, b, k, position)
     cov_free = np.linalg.inv(-hess)
     # Full layout (θ₀..θ_{K−1}, δ, β): zeros where a parameter is fixed, so indices never shift.
     slots = np.r_[np.arange(1, k), [k] if position else [], np.arange(k + 1, k + 1 + p)].astype(int)
@@ -300,35 +300,95 @@ def _design(left, right, k, position, z) -> np.ndarray:
     return np.hstack(parts)
 
 
-def _loglik(x, y, cw, b):
-    """Fractional-binomial log-likelihood Σ c·w·[y·η − ln(1 + e^η)], gradient and Hessian."""
-    eta = x @ b
+def _loglik(left, right, z, y, cw, b, k: int, position: bool):
+    """Fractional-binomial log-likelihood Σ c·w·[y·η − ln(1 + e^η)], gradient and Hessian in the free
+    parameters (θ₁..θ_{K−1}, δ, β), with η = θ_left − θ_right + δ + zβ.
+
+    Each row's design is (e_left − e_right, 1, z) as :func:`_design` builds it, so every sum over rows
+    is a per-model or per-pair total (bincount) or a zᵀ(…)z product: no n × (K + p) matrix is built,
+    which keeps a million-vote fit to a few passes over the rows."""
+    p = z.shape[1]
+    theta = np.r_[0.0, b[:k - 1]]
+    delta = b[k - 1] if position else 0.0
+    beta = b[k - 1 + int(position):]
+    eta = theta[left] - theta[right] + delta + (z @ beta if p else 0.0)
     mu = _sigmoid(eta)
     ll = float(np.sum(cw * (y * eta - np.logaddexp(0.0, eta))))
-    grad = x.T @ (cw * (y - mu))
-    hess = -(x.T @ (x * (cw * mu * (1 - mu))[:, None]))
-    return ll, grad, hess
+    g = cw * (y - mu)
+    w = cw * mu * (1 - mu)
+
+    def by_model(v):  # Σ v·(e_left − e_right), without θ₀
+        return (np.bincount(left, v, k) - np.bincount(right, v, k))[1:]
+
+    pair = np.bincount(left * k + right, w, k * k).reshape(k, k)
+    info = np.zeros((b.size, b.size))
+    info[:k - 1, :k - 1] = (np.diag(pair.sum(axis=0) + pair.sum(axis=1)) - pair - pair.T)[1:, 1:]
+    grad = [by_model(g)]
+    cols = [by_model(w)] if position else []
+    cols += [by_model(w * z[:, j]) for j in range(p)]
+    if cols:
+        cross = np.column_stack(cols)  # θ rows × (δ, β) columns
+        info[:k - 1, k - 1:] = cross
+        info[k - 1:, :k - 1] = cross.T
+    start = k - 1
+    if position:
+        grad.append([g.sum()])
+        info[start, start] = w.sum()
+        if p:
+            info[start, start + 1:] = info[start + 1:, start] = w @ z
+        start += 1
+    if p:
+        grad.append(z.T @ g)
+        info[start:, start:] = z.T @ (z * w[:, None])
+    return ll, np.concatenate([np.ravel(part) for part in grad]), -info
 
 
-def _check_estimable(x, y, left, right, k) -> None:
-    """Raise unless the MLE is finite and unique: never-win/never-lose models, rank, then the exact LP."""
+def _cone_generators(group: np.ndarray, feature: np.ndarray | None) -> np.ndarray:
+    """Indices of rows generating the same cone as all rows (so the same rank and the same LP answer).
+
+    The design rows of one (outcome side, left, right) group differ only in the feature. With at most
+    one feature, every row of a group is a convex combination of the group's rows with the smallest and
+    the largest feature value, so those two generate the group's cone: a million votes come down to at
+    most 4·K² rows. (With several features every row is kept; a convex hull is not worth it here.)"""
+    if len(group) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((np.zeros(len(group)) if feature is None else feature, group))
+    grouped = group[order]
+    starts = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    if feature is None:
+        return order[starts]
+    ends = np.r_[starts[1:], len(order)] - 1
+    return order[np.concatenate([starts, ends])]
+
+
+def _check_estimable(left, right, y, z, k: int, position: bool) -> None:
+    """Raise unless the MLE is finite and unique: never-win/never-lose models, rank, then the exact LP.
+    The rank and LP run on rows generating the same cone as the design's (:func:`_cone_generators`)."""
+    appears = np.bincount(left, minlength=k) + np.bincount(right, minlength=k) > 0
+    won_any = np.bincount(left[y > 0], minlength=k) + np.bincount(right[y < 1], minlength=k) > 0
+    lost_any = np.bincount(left[y < 1], minlength=k) + np.bincount(right[y > 0], minlength=k) > 0
     for m in range(k):
-        if not (np.any(left == m) or np.any(right == m)):
+        if not appears[m]:
             raise NotIdentifiableError(f"`left`/`right`: model {m} never appears (with positive weight), so "
                                        f"its θ is undetermined; pass n_models without it.")
-        won = np.any((left == m) & (y > 0)) or np.any((right == m) & (y < 1))
-        lost = np.any((left == m) & (y < 1)) or np.any((right == m) & (y > 0))
-        if not (won and lost):
-            what = "never wins" if not won else "never loses"
+        if not (won_any[m] and lost_any[m]):
+            what = "never wins" if not won_any[m] else "never loses"
             raise SeparationError(f"`y`: model {m} {what} (ties count as half a win and half a loss), so its "
                                   "θ is infinite; drop the model or use a penalised fit (METHODS §2 prior).")
-    if np.linalg.matrix_rank(x) < x.shape[1]:
+    won, lost = np.flatnonzero(y > 0), np.flatnonzero(y < 1)
+    rows = np.concatenate([won, lost])
+    sign = np.r_[-np.ones(len(won)), np.ones(len(lost))]
+    pair = np.concatenate([left[won] * k + right[won], k * k + left[lost] * k + right[lost]])
+    p = z.shape[1]
+    pick = _cone_generators(pair, z[rows, 0] if p == 1 else None) if p <= 1 else np.arange(len(rows))
+    a_le = sign[pick, None] * _design(left[rows[pick]], right[rows[pick]], k, position, z[rows[pick]])
+    a_le = np.unique(a_le, axis=0)
+    if np.linalg.matrix_rank(a_le) < k - 1 + int(position) + p:  # these rows span what the design spans
         raise NotIdentifiableError("`left`/`right`/`features`: the design is rank deficient (a disconnected "
                                    "comparison graph, or δ/a feature confounded with the pairing); "
                                    "try position=False or drop the collinear feature.")
     # A row keeps positive likelihood along v iff x·v ≥ 0 when the left side won, ≤ 0 when it lost,
     # = 0 for a tie; so the MLE is finite iff no v ≠ 0 meets all (Albert & Anderson 1984).
-    a_le = np.vstack([-x[y > 0], x[y < 1]])
-    if has_recession_direction(np.unique(a_le, axis=0)):
+    if has_recession_direction(a_le):
         raise SeparationError("`y` is quasi-completely separated by the models, δ and the features: the MLE "
                               "is infinite (Albert & Anderson 1984). Drop a feature or use a penalised fit.")

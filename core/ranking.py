@@ -90,7 +90,8 @@ def analysed_votes(votes: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """The votes a ranking uses: golden-question votes are left out (METHODS §0); returns their count."""
     if "is_golden" in votes:
         golden = votes["is_golden"].to_numpy(dtype=bool)
-        return votes[~golden], int(golden.sum())
+        n_golden = int(golden.sum())
+        return (votes[~golden] if n_golden else votes), n_golden  # no copy of a million rows for nothing
     return votes, 0
 
 

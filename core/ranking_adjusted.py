@@ -33,7 +33,7 @@ def rank_adjusted(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -
     else:
         details["length_feature"] = "not available (no len_a/len_b for every vote)"
     # Identical votes collapse into one row with a count: exact, and far fewer rows to fit.
-    rows, count = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+    rows, count = _collapse(np.column_stack(columns))
     try:
         fit = fit_adjusted(rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2], len(models),
                            count=count.astype(float), weight=rows[:, 3], features=rows[:, 4:] if names else None,
@@ -56,3 +56,13 @@ def rank_adjusted(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -
     cells = compress_votes(votes)
     return Ranking(settings, int(len(votes)), k, True, build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high),
                    covariates=tuple(covariates), details=details, plain=plain)
+
+
+def _collapse(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows (in order of first appearance) and how often each occurs. Hash-based: several
+    times faster than sorting a million rows with ``np.unique(axis=0)``."""
+    codes = pd.DataFrame(matrix).groupby(list(range(matrix.shape[1])), sort=False).ngroup().to_numpy()
+    count = np.bincount(codes)
+    first = np.empty(len(count), dtype=np.int64)
+    first[codes[::-1]] = np.arange(len(codes) - 1, -1, -1)
+    return matrix[first], count

@@ -38,8 +38,8 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     ranking = rank_input("votes", votes, settings, annotators=annotators)
     # The policy is decided on all votes; the other fits reuse its result instead of deciding again.
-    used, _ = apply_policy(votes, annotators)
-    cells = compress_votes(without_absent_models(analysed_votes(used)[0])[0])
+    used = without_absent_models(analysed_votes(apply_policy(votes, annotators)[0])[0])[0]
+    cells = compress_votes(used)
     order = [r.model for r in ranking.rows if r.model in cells.models]
     if scheme in ELO_SCHEMES:
         elo = pd.Series({r.model: r.rating for r in ranking.rows})

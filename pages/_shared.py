@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import re
+import threading
 
 import pandas as pd
 import streamlit as st
@@ -77,3 +79,26 @@ def active_dataset(kind: str | None = None) -> Dataset | None:
     if current is None or (kind and current.kind != kind):
         return None
     return current
+
+
+_ANALYSIS_MODULES = ("scipy.stats", "core.rank_run", "core.bias", "core.annotators", "core.agreement",
+                     "core.leaderboard", "core.charts.votes", "core.charts.bias", "core.report")
+_warming: list[threading.Thread] = []
+
+
+def warm_up() -> None:
+    """Import the analysis modules in a background thread, once per server process: the first visit to
+    an analysis page then does not pay for loading scipy and friends (about a second)."""
+    if _warming:
+        return
+
+    def load() -> None:
+        for name in _ANALYSIS_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page importing it will report the problem
+                pass
+
+    thread = threading.Thread(target=load, name="evalboard-warm-up", daemon=True)
+    _warming.append(thread)
+    thread.start()

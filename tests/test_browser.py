@@ -32,6 +32,7 @@ if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 expect, sync_playwright = sync_api.expect, sync_api.sync_playwright
+PlaywrightTimeout = sync_api.TimeoutError
 
 pytestmark = pytest.mark.browser
 

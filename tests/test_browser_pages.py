@@ -18,6 +18,7 @@ import pytest
 from core.samples import arena_demo
 from tests.test_browser import (
     CHROMIUM,
+    PlaywrightTimeout,
     LAUNCH_ARGS,
     VIEWPORT,
     WAIT_MS,
@@ -57,24 +58,36 @@ def session(tmp_path_factory) -> Iterator:
         browser.close()
 
 
-def idle(page, timeout_ms: int = 60_000) -> None:
-    """Wait for the script run a click started to end, and fail on any exception element.
+# Records every change of Streamlit's run state (``data-test-script-state`` on the app root) so a fast
+# run that starts and ends between two polls is still seen.
+WATCH_JS = """() => {
+  if (window.__runStates) { window.__runStates.length = 0; return; }
+  window.__runStates = [];
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => window.__runStates.push(app.getAttribute('data-test-script-state')))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+IDLE_JS = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'"
 
-    The app root carries Streamlit's run state (``data-test-script-state``): wait briefly for it to
-    leave "notRunning" (a fast run may already be over), then for it to come back."""
-    app = page.get_by_test_id("stApp")
+
+def act(page, action, timeout_ms: int = 60_000) -> bool:
+    """Do ``action`` (a click …), wait for the script run it starts to end, fail on any exception element.
+    Returns whether a run was seen (False: the action started none within 2 s)."""
+    page.evaluate(WATCH_JS)
+    action()
     try:
-        expect(app).not_to_have_attribute("data-test-script-state", "notRunning", timeout=1_000)
-    except AssertionError:
-        pass  # the run was over before we looked
-    expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout_ms)
+        page.wait_for_function("() => window.__runStates.includes('running')", timeout=2_000)
+        seen = True
+    except PlaywrightTimeout:
+        seen = False
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms)
     expect(page.get_by_test_id("stException")).to_have_count(0)
+    return seen
 
 
 def go(page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    act(page, lambda: page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click())
     expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
-    idle(page)
 
 
 def test_1_a_first_time_user_sees_the_data_page(session):
@@ -93,9 +106,8 @@ def test_2_upload_votes_through_the_file_input(session, votes_csv):
     page = session
     page.locator('input[type="file"]').first.set_input_files(votes_csv)
     expect(page.get_by_text(votes_csv.name, exact=True)).to_be_visible()
-    page.get_by_role("button", name="Validate and store").click()
+    act(page, lambda: page.get_by_role("button", name="Validate and store").click())
     expect(page.get_by_text(f"stored {N_VOTES:,} votes rows as dataset 'arena_small'")).to_be_visible()
-    idle(page)
     expect(sidebar_picker(page)).to_have_value(f"arena_small · votes · {N_VOTES:,} rows")
     expect(page.get_by_test_id("stSidebar")).to_contain_text("Filters")
     screenshot(page, "pages_02_uploaded")
@@ -112,8 +124,7 @@ def test_3_rankings_and_the_scheme_toggle(session):
     elo = [float(r[2]) for r in rows]
     assert elo == sorted(elo, reverse=True) and 1200 < min(elo) and max(elo) < 1800
     screenshot(page, "pages_03_rankings_bt")
-    page.get_by_test_id("stRadio").get_by_text("Win rate", exact=True).click()
-    idle(page)
+    act(page, lambda: page.get_by_test_id("stRadio").get_by_text("Win rate", exact=True).click())
     expect(page.get_by_text("Win rate: 12 models")).to_be_visible()
     # the grid redraws its cells just after the run ends: wait for win rates in the rating column
     expect(page.get_by_test_id("stDataFrame").first.locator('[role="gridcell"]').nth(2)).to_have_text(
@@ -122,8 +133,7 @@ def test_3_rankings_and_the_scheme_toggle(session):
     rates = [float(cells[i + 2]) for i in range(0, len(cells), 8)]
     assert len(rates) == 12 and rates == sorted(rates, reverse=True) and 0 < min(rates) and max(rates) < 1
     screenshot(page, "pages_04_rankings_winrate")
-    page.get_by_test_id("stRadio").get_by_text("Bradley–Terry (Elo)", exact=True).click()
-    idle(page)
+    act(page, lambda: page.get_by_test_id("stRadio").get_by_text("Bradley–Terry (Elo)", exact=True).click())
 
 
 def test_4_bias_annotators_leaderboard(session):
@@ -146,14 +156,12 @@ def test_5_a_sidebar_filter_narrows_the_rankings(session):
     go(page, "Rankings")
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_role("combobox", name="Game").click()
-    page.get_by_role("option", name="chat").click()
+    act(page, lambda: page.get_by_role("option", name="chat").click())
     page.keyboard.press("Escape")
-    idle(page)
     expect(page.get_by_text("filtered: game_id ∈ {chat}").first).to_be_visible()
     expect(page.get_by_text(re.compile(r"^Bradley–Terry \(Elo\): 12 models from 1,\d{3} votes"))).to_be_visible()
     screenshot(page, "pages_08_rankings_filtered")
-    sidebar.get_by_role("button", name="Clear all").first.click()
-    idle(page)
+    act(page, lambda: sidebar.get_by_role("button", name="Clear all").first.click())
     expect(page.get_by_text("filtered:")).to_have_count(0)
 
 
@@ -164,9 +172,8 @@ def test_6_reports_download_the_json(session, tmp_path):
     png = page.get_by_test_id("stCheckbox").filter(has_text="PNG figures")
     if png.locator("input").is_checked():
         png.get_by_text("PNG figures").click()  # PNG export is tested without the browser; keep this quick
-    page.get_by_role("button", name="Build the report").click()
-    expect(page.get_by_text("Report ready")).to_be_visible(timeout=120_000)
-    idle(page)
+    act(page, lambda: page.get_by_role("button", name="Build the report").click(), timeout_ms=120_000)
+    expect(page.get_by_text("Report ready")).to_be_visible()
     screenshot(page, "pages_09_reports")
     with page.expect_download() as download:
         page.get_by_role("button", name="JSON", exact=True).click()

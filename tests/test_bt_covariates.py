@@ -6,6 +6,8 @@ import csv
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 import statsmodels.api as sm
 from numpy.testing import assert_allclose
@@ -344,3 +346,28 @@ def test_bad_covariance_arguments_are_named(d4):
         style_features([1, 2], [1])
     with pytest.raises(CovariateInputError, match="`len_right`"):
         style_features([1, 2], [1, -2])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 4), st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from([0.0, 0.5, 1.0]),
+                                             st.floats(-2, 2)), min_size=1, max_size=25), st.booleans(),
+       st.integers(0, 1))
+def test_the_reduced_rows_answer_rank_and_separation_like_all_rows(k, rows, position, n_features):
+    """Keeping each (side, pair) group's extreme feature rows changes neither the rank nor the LP verdict."""
+    from core.bt_covariates import _cone_generators, _design
+    from core.bt_ties import has_recession_direction
+
+    rows = [(a % k, b % k, y, f) for a, b, y, f in rows if a % k != b % k]
+    if not rows:
+        return
+    left, right = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+    y = np.array([r[2] for r in rows])
+    z = np.array([[r[3]] for r in rows])[:, :n_features]
+    x = _design(left, right, k, position, z)
+    won, lost = y > 0, y < 1
+    full = np.vstack([-x[won], x[lost]])
+    pair = np.concatenate([left[won] * k + right[won], k * k + left[lost] * k + right[lost]])
+    reduced = np.unique(full[_cone_generators(pair, full[:, -1] if n_features else None)], axis=0)
+    assert len(reduced) <= len(np.unique(full, axis=0))
+    assert np.linalg.matrix_rank(reduced) == np.linalg.matrix_rank(full)
+    assert has_recession_direction(reduced) == has_recession_direction(np.unique(full, axis=0))
