@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import pandas as pd
 import streamlit as st
@@ -86,9 +87,11 @@ def category_step(prepared: Build) -> list[str] | None:
     return None
 
 
-def run_selection(prepared: Build, exclude: list[str]) -> Build:
-    """Finish on a copy, so the user can change the exclusions and select again."""
+def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) -> Build:
+    """Finish on a copy, so the user can change the exclusions (or the size) and select again."""
     state = copy.deepcopy(prepared)
+    state.settings = dataclasses.replace(state.settings, size=settings.size)  # size matters only from here on
+    state.audit.settings["size"] = settings.size
     with st.status("Selecting…", expanded=False) as status:
         finish(state, exclude, progress=status.write)
         status.update(label="Selection done", state="complete")

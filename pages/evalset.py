@@ -58,7 +58,7 @@ st.caption(f"{int(prepared.active().sum()):,} candidate queries after deduplicat
 exclude = category_step(prepared)
 if exclude is not None:
     try:
-        st.session_state[BUILT] = run_selection(prepared, exclude)
+        st.session_state[BUILT] = run_selection(prepared, exclude, settings)
     except ValueError as exc:
         st.error(plain(exc))
         st.stop()

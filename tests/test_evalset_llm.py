@@ -194,6 +194,21 @@ def test_malformed_scores_fall_back_to_the_heuristic(server):
     assert row["specificity"] == heuristic_scores(row["query"])["specificity"]
 
 
+def test_cli_with_the_fake_model_reports_the_suggested_exclusions(server, tmp_path, db_path, capsys):
+    from core.cli import main
+
+    pool = tmp_path / "pool.csv"
+    small_pool(150).to_csv(pool, index=False)
+    out = tmp_path / "set.jsonl"
+    assert main(["evalset", "build", str(pool), "--size", "8", "--output", str(out), "--base-url", server.base_url,
+                 "--model", "judge", "--concurrency", "3"]) == 0
+    assert "the model suggests excluding: Account support" in capsys.readouterr().out
+    assert len(out.read_text().splitlines()) >= 8
+    assert server.max_in_flight <= 3
+    audit = json.loads((tmp_path / "set.audit.json").read_text())
+    assert audit["settings"]["model"]["api_key_env"] is None and audit["settings"]["model"]["concurrency"] == 3
+
+
 def test_embeddings_from_the_endpoint(server):
     state = build(small_pool(150), settings_for(server, size=10, embed=True))
     assert "embeddings endpoint" in _stage(state, "semantic dedup").method

@@ -102,6 +102,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     print(f"stored as eval set '{name}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
+    excluded = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
+    ignored = [c for c in state.suggested_exclusions if c not in excluded]
+    if ignored:
+        print(f"  the model suggests excluding: {', '.join(ignored)} (pass them to --exclude to do so)")
     failed = {k: v for k, v in checks(state).items() if v}
     for rule, ids in failed.items():
         print(f"  check failed: {rule}: {', '.join(ids[:20])}")

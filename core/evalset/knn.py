@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 K_NEIGHBOURS = 10
 EXACT_UP_TO = 6000
@@ -95,10 +96,10 @@ def _kmeans(x: np.ndarray, n_lists: int, rng: np.random.Generator) -> np.ndarray
     centroids = sample[rng.choice(sample.shape[0], size=n_lists, replace=False)].copy()
     for _ in range(KMEANS_ITERATIONS):
         nearest = np.argmax(sample @ centroids.T, axis=1)
-        sums = np.zeros_like(centroids)
-        order = np.argsort(nearest, kind="stable")
-        present, starts = np.unique(nearest[order], return_index=True)
-        sums[present] = np.add.reduceat(sample[order], starts, axis=0)  # np.add.at is ~10x slower
+        # cluster sums as (one-hot membership) @ sample: a sparse product, far faster than np.add.at
+        membership = sp.csr_matrix((np.ones(nearest.size, np.float32), (nearest, np.arange(nearest.size))),
+                                   shape=(n_lists, sample.shape[0]))
+        sums = np.asarray(membership @ sample, dtype=np.float32)
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         empty = norms[:, 0] == 0
         sums[empty] = sample[rng.choice(sample.shape[0], size=int(empty.sum()))]  # restart empty lists

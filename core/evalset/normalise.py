@@ -8,6 +8,7 @@ Symbols such as emoji are kept: they can carry meaning ("🍕 near me").
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -48,13 +49,15 @@ class PrefilterVerdict:
     reason: str  # "" when kept, else "too_short" or "unreadable"
 
 
+_READABLE = re.compile(r"[^\W_]")  # a letter or digit of any script (str.isalnum)
+_SPACE = re.compile(r"\s")
+
+
 def readable_share(text: str) -> float:
     """Share of letters and digits (any script) among the characters that are not whitespace."""
-    chars = [c for c in str(text) if not c.isspace()]
-    if not chars:
-        return 0.0
-    readable = sum(1 for c in chars if unicodedata.category(c)[0] in "LN")
-    return readable / len(chars)
+    text = str(text)
+    visible = len(text) - len(_SPACE.findall(text))
+    return len(_READABLE.findall(text)) / visible if visible else 0.0
 
 
 def prefilter(text: str) -> PrefilterVerdict:
