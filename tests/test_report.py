@@ -77,7 +77,7 @@ def test_votes_json_contract(arena_bundle):
     p = doc["params"]
     assert (p["scheme"], p["ties"], p["ci"], p["bootstrap"], p["annotators"], doc["seed"]) == \
         ("bt", "half", "bootstrap", 100, "exclude", 0)
-    assert doc["png"] is False and "no-png" in doc["png_note"]
+    assert doc["png"] is False and doc["png_note"] == "PNG export turned off"
     assert VOTES_FIGURES <= set(doc["figures"]) and "winrate_chat_style" in doc["figures"]
 
 
