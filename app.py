@@ -9,16 +9,21 @@ from pages._shared import dataset_picker, warm_up
 
 st.set_page_config(page_title="EvalBoard", page_icon=":material/analytics:", layout="wide")
 
-PAGES = [
-    st.Page("pages/data.py", title="Data", icon=":material/database:", url_path="data", default=True),
-    st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
-    st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
-    st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
-    st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
-    st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
-    st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote"),
-    st.Page("pages/collect.py", title="Collect", icon=":material/cloud_download:", url_path="collect"),
-]
+PAGES = {
+    "Analysis": [
+        st.Page("pages/data.py", title="Data", icon=":material/database:", url_path="data", default=True),
+        st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
+        st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
+        st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
+        st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
+        st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
+    ],
+    "Human evaluation": [
+        st.Page("pages/evalset.py", title="Eval set", icon=":material/playlist_add_check:", url_path="evalset"),
+        st.Page("pages/collect.py", title="Collect", icon=":material/cloud_download:", url_path="collect"),
+        st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote"),
+    ],
+}
 
 if os.environ.get("EVALBOARD_MODE") == "vote":
     # A voting server for annotators: the Vote page only, no navigation, no dataset picker.

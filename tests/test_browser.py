@@ -120,10 +120,10 @@ def page(browser, server):
 
 
 def router_page_count() -> int:
-    """Pages of app.py's navigation (the ``st.Page(`` entries of its PAGES list)."""
+    """Pages of app.py's navigation (the ``st.Page(`` entries of its PAGES sections)."""
     source = (REPO / "app.py").read_text()
-    start = source.index("PAGES = [")
-    return source[start:source.index("\n]", start)].count("st.Page(")
+    start = source.index("PAGES = {")
+    return source[start:source.index("\n}", start)].count("st.Page(")
 
 
 def screenshot(page, name: str) -> None:
