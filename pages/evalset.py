@@ -44,9 +44,12 @@ except ValueError as exc:
 if st.button("Prepare: dedup, filter, categorise", key="evs_prepare", type="primary"):
     reset()
     with st.status("Preparing…", expanded=True) as status:
-        prepared = prepare(pool, settings, progress=status.write)
-        status.update(label="Prepared", state="complete", expanded=False)
-    st.session_state[PREPARED] = prepared
+        try:
+            st.session_state[PREPARED] = prepare(pool, settings, progress=status.write)
+            status.update(label="Prepared", state="complete", expanded=False)
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never as a traceback
+            status.update(label="Preparation stopped", state="error")
+            st.error(plain(exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"))
 
 prepared = st.session_state.get(PREPARED)
 if prepared is None:
@@ -59,8 +62,8 @@ exclude = category_step(prepared)
 if exclude is not None:
     try:
         st.session_state[BUILT] = run_selection(prepared, exclude, settings)
-    except ValueError as exc:
-        st.error(plain(exc))
+    except Exception as exc:  # noqa: BLE001 - shown to the user, never as a traceback
+        st.error(plain(exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"))
         st.stop()
 
 state = st.session_state.get(BUILT)

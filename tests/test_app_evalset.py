@@ -118,6 +118,21 @@ def test_a_bad_pool_shows_the_rows_and_stores_nothing(router, db_path):
     assert not list_sets(db_path)
 
 
+def test_an_unreachable_endpoint_is_an_error_message(router):
+    from tests.test_browser import _free_port
+
+    at = page(router)
+    at = click(at, "evs_demo")
+    at.toggle(key="evs_use_model").set_value(True)
+    at = run(at)
+    at.text_input(key="evs_base_url").set_value(f"http://127.0.0.1:{_free_port()}/v1")
+    at.text_input(key="evs_model").set_value("judge")
+    at = run(at)
+    at = click(at, "evs_prepare")
+    assert "cannot be used: connection" in texts(at.error)[0]
+    assert not [b for b in at.button if b.key == "evs_finish"]
+
+
 def test_demo_pool_with_the_fake_model(router, monkeypatch):
     with FakeOpenAI(responder=responder) as server:
         at = page(router)

@@ -208,9 +208,9 @@ def test_with_other_dedups_and_puts_other_last():
 
 
 def test_offline_keyword_assignment():
-    cats = ["Cooking", "Travel plans", OTHER]
-    assert assign_by_keywords(["best cooking tips", "my travel to Rome", "stock prices"], cats) == \
-        ["Cooking", "Travel plans", OTHER]
+    cats = ["Cooking", "Travel plans", "美食做法", OTHER]
+    assert assign_by_keywords(["best cooking tips", "my travel to Rome", "stock prices", "红烧肉的做法"], cats) == \
+        ["Cooking", "Travel plans", OTHER, "美食做法"]
 
 
 # --- embeddings and neighbours ------------------------------------------------------------------------

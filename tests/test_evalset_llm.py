@@ -209,6 +209,24 @@ def test_cli_with_the_fake_model_reports_the_suggested_exclusions(server, tmp_pa
     assert audit["settings"]["model"]["api_key_env"] is None and audit["settings"]["model"]["concurrency"] == 3
 
 
+def test_an_unusable_endpoint_stops_the_build_at_once(server, tmp_path, db_path, capsys):
+    from core.cli import main
+    from tests.test_browser import _free_port
+
+    pool = tmp_path / "pool.csv"
+    small_pool(50).to_csv(pool, index=False)
+    out = tmp_path / "set.csv"
+    closed = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
+    assert main(["evalset", "build", str(pool), "--size", "5", "--output", str(out), "--base-url", closed,
+                 "--model", "judge"]) == 2
+    assert "cannot be used: connection" in capsys.readouterr().err
+    server.fault_for = lambda path, req: Fault(status=401)
+    assert main(["evalset", "build", str(pool), "--size", "5", "--output", str(out), "--base-url", server.base_url,
+                 "--model", "judge"]) == 2
+    assert "cannot be used: auth (HTTP 401)" in capsys.readouterr().err
+    assert len(server.requests) == 1 and not out.exists()
+
+
 def test_embeddings_from_the_endpoint(server):
     state = build(small_pool(150), settings_for(server, size=10, embed=True))
     assert "embeddings endpoint" in _stage(state, "semantic dedup").method

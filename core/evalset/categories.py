@@ -6,9 +6,10 @@ failing that, a known name contained in the answer or the answer contained in a 
 longest such name). Anything else is unmatched (the query goes to ``Other``).
 
 Without a model, categories come from the pool's own ``category`` column when it has one; categories
-given by the user are assigned by keyword (the category name, or one of its words of ≥ 4 letters,
-appearing in the query; else ``Other``); otherwise they are discovered by spherical k-means on the
-embeddings (``OFFLINE_CATEGORIES`` clusters) and named by their most distinctive words.
+given by the user are assigned by keyword (the category name, one of its words of ≥ 4 letters, or two
+adjacent Chinese characters of it, appearing in the query; else ``Other``); otherwise they are
+discovered by spherical k-means on the embeddings (``OFFLINE_CATEGORIES`` clusters) and named by
+their most distinctive words.
 """
 
 from __future__ import annotations
@@ -28,6 +29,19 @@ OFFLINE_CATEGORIES = 8
 SUBCATEGORY_THRESHOLD = 50  # categories larger than this are refined
 MIN_SUBCATEGORY = 20
 _WORD = re.compile(r"[^\W\d_]{4,}|[\u4e00-\u9fff]{2,}", re.UNICODE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _words(text: str) -> list[str]:
+    """Words of four letters or more, case-folded; a run of Chinese characters gives its character
+    pairs (Chinese has no spaces, and a whole run is a sentence, not a name)."""
+    out = []
+    for w in _WORD.findall(text):
+        if _HAN.match(w):
+            out.extend(w[i:i + 2] for i in range(len(w) - 1))
+        else:
+            out.append(w.casefold())
+    return out
 
 
 def match_category(answer: str | None, known: list[str]) -> str | None:
@@ -71,7 +85,7 @@ def assign_by_keywords(texts: list[str], categories: list[str]) -> list[str]:
     for name in categories:
         if name == OTHER:
             continue
-        words = [name.casefold()] + [w.casefold() for w in _WORD.findall(name)]
+        words = [name.casefold(), *_words(name)]
         patterns.append((name, words))
     out = []
     for text in texts:
@@ -86,7 +100,7 @@ def cluster_names(texts: list[str], labels: np.ndarray, n_words: int = 3) -> dic
     overall = Counter()
     per: dict[int, Counter] = {}
     for text, label in zip(texts, labels.tolist()):
-        words = {w.casefold() for w in _WORD.findall(text)}
+        words = set(_words(text))
         overall.update(words)
         per.setdefault(label, Counter()).update(words)
     total = max(1, len(texts))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from core.evalset import prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
-from core.llm import LLMClient, LLMError
+from core.llm import LLMClient, LLMError, RetryPolicy
 
 
 @dataclass
@@ -35,6 +35,25 @@ class Calls:
 
     def as_dict(self) -> dict:
         return {"calls": self.calls, "failed": self.failed, "errors": dict(self.errors)}
+
+
+class EndpointUnusable(ValueError):
+    """The endpoint refuses every request (unreachable, bad key, unknown model): stop before the stages."""
+
+
+async def preflight(client: LLMClient) -> None:
+    """One relevance request, without retries: fail at once when the endpoint cannot be used at all.
+    Passing errors (rate limit, server error, timeout, malformed reply) are left to the stages' retries."""
+    once = LLMClient(client.endpoint, policy=RetryPolicy(max_retries=0))
+    try:
+        await once.chat(prompts.relevance("How do I boil an egg?", ""), temperature=prompts.RELEVANCE["temperature"],
+                        max_tokens=prompts.RELEVANCE["max_tokens"], json_schema=prompts.RELEVANCE_SCHEMA)
+    except LLMError as exc:
+        if exc.kind in ("connection", "auth", "bad_request"):
+            raise EndpointUnusable(f"the model endpoint {client.endpoint.base_url} (model "
+                                   f"{client.endpoint.model!r}) cannot be used: {exc}") from None
+    finally:
+        await once.aclose()
 
 
 def _batches(items: Sequence, size: int) -> list[list]:

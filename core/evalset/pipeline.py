@@ -77,6 +77,9 @@ def prepare(pool: pd.DataFrame, settings: BuildSettings, progress: Progress | No
     frame["emb_row"] = -1
     audit = Audit(settings=settings.describe())
     chat = settings.chat_client()
+    if chat is not None:
+        say("Checking the model endpoint")
+        run_sync(stages.preflight(chat))  # EndpointUnusable (a ValueError) before any work is done
     state = Build(settings, frame, np.zeros((0, 0), np.float32), audit)
     say("Exact deduplication")
     _exact(state)
