@@ -6,8 +6,10 @@
    post-selection similarity check — in a fresh process per repetition; median time per stage and the
    process's peak memory (``ru_maxrss``). Target: ≤ 60 s on this machine.
 2. Model stages against the fake OpenAI-compatible server at 200 ms per call: every model stage of a
-   build with concurrency C; throughput efficiency = (calls × 0.2 s / C) / wall time per stage.
-   Target: ≥ 0.8 for the stages with enough calls to fill C lanes.
+   build with concurrency C; efficiency = ideal / wall time per stage, ideal = ceil(calls / C) × 0.2 s.
+   Target: ≥ 0.8 for the per-query stages (relevance, rewrite). The batch stages make few calls in
+   dependent rounds (discovery, then classification, then exclusion suggestions; review, then canonical
+   choice), and their wall time includes local work (embeddings, clustering), so their ratio is lower.
 
 Run: ``.venv/bin/python bench/bench_evalset.py [--n 100000] [--repeats 3] [--llm-pool 200]``
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -56,6 +59,9 @@ def bench_offline(n: int, size: int, repeats: int) -> None:
     print(f"offline build, {n:,} queries -> {size:,} (median of {repeats}, each in a fresh process)")
     for stage in runs[0]["stages"]:
         print(f"  {stage:<45} {statistics.median(r['stages'][stage] for r in runs):7.2f} s")
+    core = ("Exact deduplication", "Pre-filter", "Embeddings and semantic deduplication", "Selection")
+    core_s = statistics.median(sum(r["stages"][k] for k in core) for r in runs)
+    print(f"  {'dedup + pre-filter + embeddings + K-NN + selection':<45} {core_s:7.2f} s")
     total = statistics.median(r["total_s"] for r in runs)
     peak = statistics.median(r["peak_mb"] for r in runs)
     print(f"  {'total':<45} {total:7.2f} s   (target ≤ 60 s: {'met' if total <= 60 else 'MISSED'})")
@@ -90,7 +96,7 @@ def bench_model(n: int, concurrency: int, latency: float) -> None:
             if not calls or label not in wall:
                 continue
             seconds = wall[label]
-            ideal = calls * latency / concurrency if calls >= concurrency else latency
+            ideal = math.ceil(calls / concurrency) * latency  # full lanes of C calls, one latency each
             print(f"  {record.stage:<28} {calls:>6} {seconds:>8.2f} {ideal:>8.2f} {ideal / seconds:>10.2f}")
 
 
