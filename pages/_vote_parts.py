@@ -16,7 +16,7 @@ from core.campaign import CHOICES, CampaignError, ServedItem, TokenError, connec
 from core.store import default_db_path
 
 TOKEN_KEY = "vote_token"
-CURRENT_KEY = "vote_current"  # (token, ServedItem) shown in this session; its clock runs from when it was served
+ON_SCREEN_KEY = "vote_on_screen"  # (token, item number) this session shows: its clock keeps running across reruns
 FLASH_KEY = "vote_flash"
 
 
@@ -28,21 +28,20 @@ def token_gate() -> str | None:
 
 
 def current_item(token: str) -> ServedItem | None:
-    """The item this session shows: the one on screen, else the next one served (None: nothing left).
+    """The item to show: asked of the store on every run, so a vote stored by an interrupted run, a double
+    click or another tab is never shown again; None when nothing is left.
 
     Raises TokenError for a token that is unknown or revoked.
     """
-    current = st.session_state.get(CURRENT_KEY)
-    if current is not None and current[0] == token:
-        return current[1]
+    shown = st.session_state.get(ON_SCREEN_KEY)
     with closing(connect(default_db_path())) as conn:
-        item = serve_next(conn, token)
-    st.session_state[CURRENT_KEY] = (token, item)
+        item = serve_next(conn, token, on_screen=shown[1] if shown and shown[0] == token else None)
+    st.session_state[ON_SCREEN_KEY] = (token, item.assignment_id) if item else None
     return item
 
 
 def forget_item() -> None:
-    st.session_state.pop(CURRENT_KEY, None)
+    st.session_state.pop(ON_SCREEN_KEY, None)
 
 
 def show_progress(done: int, target: int) -> None:

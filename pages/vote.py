@@ -31,7 +31,6 @@ flash = st.session_state.pop(FLASH_KEY, None)
 if flash:
     st.info(flash)
 if item is None:
-    forget_item()  # a later visit asks again: the owner may raise the target or add answers
     st.success("All done — thank you! There is nothing more to judge with this token.")
     st.stop()
 

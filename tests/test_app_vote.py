@@ -158,7 +158,7 @@ def test_a_token_revoked_mid_session_stores_nothing(app, campaign_tokens):
     at = vote_page(token)
     revoke_token(conn, campaign, token)
     at = choose(at, "A", "B")
-    assert "no longer valid" in at.error[0].value
+    assert "not valid" in at.error[0].value
     assert stored_votes(conn) == 0
 
 

@@ -3,7 +3,7 @@
 Rules, in order:
 
 1. An item served but not yet voted on is served again (a reload, a restart or a second tab shows the
-   same comparison; its display clock restarts).
+   same comparison; its display clock restarts unless the caller says the item is still on screen).
 2. Golden items: each serve is golden with probability ``golden_rate``, decided by a random draw seeded
    by (campaign seed, annotator, serve number). A Bernoulli draw rather than a fixed block schedule
    ("one in every ten") so that nothing about the last golden item tells the annotator when the next
@@ -69,10 +69,12 @@ class Progress:
         return self.done >= self.target
 
 
-def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None) -> ServedItem | None:
+def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
+               on_screen: int | None = None) -> ServedItem | None:
     """The item to show this token's annotator now, or None when the target is reached or nothing is left.
 
-    Raises TokenError for an unknown or revoked token.
+    ``on_screen``: the item this annotator's page shows already; if it is still open, it is served again
+    without restarting its display clock. Raises TokenError for an unknown or revoked token.
     """
     campaign, digest = campaign_for_token(conn, token)
     now = time.time() if now is None else now
@@ -85,7 +87,8 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None) -
         open_id = conn.execute("SELECT id FROM campaign_assignments WHERE token_hash = ? AND voted = 0 "
                                "ORDER BY id LIMIT 1", [digest]).fetchone()
         if open_id is not None:
-            conn.execute("UPDATE campaign_assignments SET shown_at = ? WHERE id = ?", [now, open_id[0]])
+            if open_id[0] != on_screen:
+                conn.execute("UPDATE campaign_assignments SET shown_at = ? WHERE id = ?", [now, open_id[0]])
             assignment_id = open_id[0]
         elif done >= campaign.target:
             return None
