@@ -5,7 +5,8 @@ stored votes are written in bulk by a fast equivalent of the serve/vote path: th
 scheduler would pick (least-shown pair, balanced sides, unseen query), with every counter the scheduler
 reads (per pair, per model and side, per pair and query, per token) set to match. Then ``--iterations``
 rounds of "serve next item" and "store vote" through the real code, for annotators who already have
-200 votes each, on the store file (WAL), without and with active sampling. Prints median and p90 in
+200 votes each, on the store file (WAL), without and with active sampling; plus what one Vote page run
+costs in the store (open a connection, serve the item on screen again). Prints median and p90 in
 milliseconds.
 Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500]``.
 """
@@ -19,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -109,17 +111,19 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=500)
     args = parser.parse_args()
     for active in (False, True):
-        serve_times, vote_times = run(args, active)
+        serve_times, vote_times, page_times = run(args, active)
         mode = "active sampling" if active else "balanced pairs"
-        for label, times in (("serve next item", serve_times), ("store vote", vote_times)):
+        for label, times in (("serve next item", serve_times), ("store vote", vote_times),
+                             ("page run", page_times)):
             print(f"{mode:>15} · {label:>15}: median {statistics.median(times) * 1000:.2f} ms, "
                   f"p90 {percentile_ms(times, 90):.2f} ms ({len(times)} iterations; goal ≤ 100 ms median)")
 
 
-def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float]]:
+def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float], list[float]]:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "evalboard.db")
+        db = Path(tmp) / "evalboard.db"
+        conn = connect(db)
         start = time.perf_counter()
         campaign = create_campaign(conn, "bench", answers(args.models, args.queries), golden(200), golden_rate=0.1,
                                    target=10_000, seed=0, active_sampling=active)
@@ -128,7 +132,7 @@ def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float
         stored = conn.execute("SELECT count(*) FROM campaign_votes").fetchone()[0]
         print(f"setup: {args.models} models × {args.queries} queries, {len(tokens)} annotators, "
               f"{stored:,} votes stored in {time.perf_counter() - start:.1f} s")
-        serve_times, vote_times = [], []
+        serve_times, vote_times, page_times = [], [], []
         for i in range(args.iterations):
             token = tokens[i % len(tokens)]
             start = time.perf_counter()
@@ -137,8 +141,13 @@ def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float
             start = time.perf_counter()
             record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
             vote_times.append(time.perf_counter() - start)
+            # What a Vote page run costs in the store: its own connection, then the item on screen again.
+            start = time.perf_counter()
+            with closing(connect(db)) as page_conn:
+                serve_next(page_conn, token, on_screen=item.assignment_id)
+            page_times.append(time.perf_counter() - start)
         conn.close()
-    return serve_times, vote_times
+    return serve_times, vote_times, page_times
 
 
 if __name__ == "__main__":

@@ -187,6 +187,13 @@ def test_response_time_runs_on_the_server_clock_from_the_last_display(conn, toke
     assert {r[0] for r in conn.execute("SELECT response_time_s FROM campaign_votes")} == {2.5}
 
 
+def test_the_clock_keeps_running_while_the_item_stays_on_screen(conn, token):
+    item = serve_next(conn, token, now=1000.0)
+    assert serve_next(conn, token, now=1010.0, on_screen=item.assignment_id).assignment_id == item.assignment_id
+    record_vote(conn, token, item.assignment_id, {"overall": "tie", "style": "tie"}, now=1012.5)
+    assert {r[0] for r in conn.execute("SELECT response_time_s FROM campaign_votes")} == {12.5}
+
+
 def test_a_restart_loses_no_vote_and_shows_the_pending_item_again(db_path, campaign, token, conn):
     first = serve_next(conn, token)
     record_vote(conn, token, first.assignment_id, {"overall": "model_b", "style": "tie"})
