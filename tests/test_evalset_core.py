@@ -263,6 +263,31 @@ def test_each_row_keeps_at_most_k_neighbours():
     assert not np.any(nb.rows == nb.cols)
 
 
+def test_dedup_keeps_one_canonical_per_component_and_asks_a_model_about_a_shortlist():
+    from core.evalset.dedup import CANONICAL_CHOICES, semantic_dedup
+
+    texts = [f"how do i cook rice {'well ' * (i % 5)}at home number {i}" for i in range(30)] + ["weather in oslo today"]
+    emb = np.zeros((31, 4), np.float32)
+    emb[:30, 0] = 1.0  # one component of 30 identical vectors
+    emb[30, 1] = 1.0
+    offline = semantic_dedup(texts, emb)
+    canon = offline.canonical_of
+    assert len(set(canon[:30].tolist())) == 1 and canon[30] == 30
+    best = canon[0]
+    assert texts[best].count("well") == 4  # most distinct words, then longest: a "well well well well" query
+    asked = []
+
+    def choose(groups):
+        asked.extend(groups)
+        return [len(g) - 1 for g in groups]
+
+    with_model = semantic_dedup(texts, emb, choose=choose)
+    [shortlist] = asked
+    assert len(shortlist) == CANONICAL_CHOICES
+    assert texts[with_model.canonical_of[0]] == shortlist[-1]
+    assert 29 <= with_model.n_auto <= 30 * 10  # K = 10 neighbours each: enough edges to join all 30
+
+
 # --- scoring heuristic ------------------------------------------------------------------------------
 
 

@@ -62,16 +62,17 @@ def responder(request: dict) -> dict:
         return {"choice": len(_numbered(content)) - 1}
     if kind == "categories":
         return {"categories": [c for c in TOPIC_WORDS]}
+    if kind == "classification" and "first half" in content.split("\n", 1)[0]:  # into subcategories
+        lines = _numbered(content)
+        return {"labels": [{"id": i, "category": "First Half" if i % 2 else "second half"}  # fuzzy-matched back
+                           for i in range(len(lines))]}
     if kind == "classification":
         return {"labels": [{"id": i, "category": SPELLING.get(_topic(json.loads(t)), "Other")}
                            for i, t in enumerate(_numbered(content))]}
     if kind == "exclusions":
         return {"exclude": ["Account Support"]}
     if kind == "subcategories":
-        lines = _numbered(content)
-        return {"subcategories": ["first half", "second half"],
-                "labels": [{"id": i, "subcategory": "first half" if i < len(lines) / 2 else "second half"}
-                           for i in range(len(lines))]}
+        return {"subcategories": ["first half", "second half"]}
     if kind == "scores":
         out = []
         for i, t in enumerate(_numbered(content)):

@@ -24,6 +24,7 @@ from core.evalset.unionfind import components
 
 DUPLICATE_ABOVE = 0.88
 REVIEW_FROM = 0.75
+CANONICAL_CHOICES = 20
 
 
 @dataclass(frozen=True)
@@ -57,13 +58,15 @@ def semantic_dedup(texts: list[str], embeddings: np.ndarray, *, seed: int = 0,
     eb = np.concatenate([b[auto], bb[confirmed]])
     label = components(n, ea, eb)
     canonical_of = np.arange(n)
-    groups = _groups(label)
-    choices: list[int | None] = choose([[texts[i] for i in g] for g in groups]) if (choose and groups) else \
+    # members best first by the heuristic; a model chooses among the first CANONICAL_CHOICES only (a chain
+    # of near-duplicates can make a component of thousands, too long for one prompt)
+    groups = [np.array(sorted(g.tolist(), key=lambda i: (*canonical_rank_key(texts[i]), i)), dtype=np.int64)
+              for g in _groups(label)]
+    shortlists = [g[:CANONICAL_CHOICES] for g in groups]
+    choices: list[int | None] = choose([[texts[i] for i in g] for g in shortlists]) if (choose and groups) else \
         [None] * len(groups)
-    for g, choice in zip(groups, choices):
-        if choice is None:
-            choice = min(range(g.size), key=lambda k: (*canonical_rank_key(texts[g[k]]), g[k]))
-        canonical_of[g] = g[choice]
+    for g, short, choice in zip(groups, shortlists, choices):
+        canonical_of[g] = short[choice] if choice is not None and 0 <= choice < short.size else g[0]
     return DedupResult(canonical_of, int(auto.sum()), int(border.sum()), int(confirmed.sum()), unreviewed,
                        neighbours.method)
 

@@ -8,6 +8,7 @@ fallback) and the failure is counted in :class:`Calls` for the audit.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -147,18 +148,23 @@ async def exclusions(client: LLMClient, summary: list[tuple[str, int, list[str]]
 
 
 async def subcategories(client: LLMClient, groups: list[tuple[str, list[str]]], min_size: int,
-                        calls: Calls) -> list[list[str] | None]:
-    answers = await _json_calls(client, [prompts.subcategories(c, t, min_size) for c, t in groups],
+                        calls: Calls, seed: int = 0) -> list[list[str | None] | None]:
+    """Per category: names proposed from a sample (≤ 200 queries, one call at temperature 0.3), then every
+    query classified into them in batches of 20, like the categories. None when no names came back."""
+    rng = random.Random(seed)
+    samples = [rng.sample(texts, min(len(texts), prompts.SUBCATEGORIES["sample"])) for _, texts in groups]
+    answers = await _json_calls(client, [prompts.subcategories(c, smp, min_size / len(t))
+                                         for (c, t), smp in zip(groups, samples)],
                                 prompts.SUBCATEGORIES_SCHEMA, prompts.SUBCATEGORIES, calls)
-    out: list[list[str] | None] = []
+    out: list[list[str | None] | None] = []
     for (_, texts), answer in zip(groups, answers):
-        if isinstance(answer, BaseException):
+        names = [] if isinstance(answer, BaseException) else \
+            list(dict.fromkeys(str(n).strip() for n in answer["subcategories"] if str(n).strip()))
+        if len(names) < 2:
             out.append(None)
             continue
-        names = [str(s).strip() for s in answer["subcategories"] if str(s).strip()]
-        got = _by_id(answer, "labels", len(texts))
-        labels = [match_category(got[i]["subcategory"], names) if i in got else None for i in range(len(texts))]
-        out.append(labels)
+        labels = await classify(client, texts, names, calls)
+        out.append([None if lab == CLASSIFICATION_FAILED else lab for lab in labels])
     return out
 
 

@@ -323,7 +323,8 @@ def _subcategories(state: Build, chat) -> None:
     big = [(c, rows) for c, rows in big if rows.size > cats.SUBCATEGORY_THRESHOLD]
     calls = stages.Calls()
     answers = run_sync(stages.subcategories(chat, [(c, f["query"].to_numpy()[r].tolist()) for c, r in big],
-                                            cats.MIN_SUBCATEGORY, calls)) if (chat and big) else [None] * len(big)
+                                            cats.MIN_SUBCATEGORY, calls, state.settings.seed)) \
+        if (chat and big) else [None] * len(big)
     refined, fallback = [], 0
     for (category, rows), labels in zip(big, answers):
         if labels is not None:
@@ -332,6 +333,8 @@ def _subcategories(state: Build, chat) -> None:
             small = set(counts[counts < cats.MIN_SUBCATEGORY].index) | {""}
             largest = next((lab for lab in counts.index if lab not in small), None)
             labels = [largest if (lab in small and largest) else lab for lab in labels] if largest else None
+            if labels is not None and len(set(labels)) < 2:
+                labels = [""] * len(labels)  # one group is no refinement
         if labels is None:
             fallback += chat is not None
             labels = cats.refine_offline(f["query"].to_numpy()[rows].tolist(),

@@ -14,7 +14,7 @@ CANONICAL = {"temperature": 0.1, "max_tokens": 50}
 DISCOVER = {"temperature": 0.1, "max_tokens": 1024, "sample": 1000}
 CLASSIFY = {"temperature": 0.1, "max_tokens": 2048, "batch": 20}
 EXCLUSIONS = {"temperature": 0.1, "max_tokens": 400}
-SUBCATEGORIES = {"temperature": 0.3, "max_tokens": 2048}
+SUBCATEGORIES = {"temperature": 0.3, "max_tokens": 2048, "sample": 200}
 SCORE = {"temperature": 0.1, "max_tokens": 2048, "batch": 30}
 
 
@@ -40,9 +40,7 @@ DISCOVER_SCHEMA = _obj({"categories": {"type": "array", "items": {"type": "strin
 CLASSIFY_SCHEMA = _obj({"labels": _items({"id": {"type": "integer"}, "category": {"type": "string"}})},
                        "classification")
 EXCLUSIONS_SCHEMA = _obj({"exclude": {"type": "array", "items": {"type": "string"}}}, "exclusions")
-SUBCATEGORIES_SCHEMA = _obj({"subcategories": {"type": "array", "items": {"type": "string"}},
-                             "labels": _items({"id": {"type": "integer"}, "subcategory": {"type": "string"}})},
-                            "subcategories")
+SUBCATEGORIES_SCHEMA = _obj({"subcategories": {"type": "array", "items": {"type": "string"}}}, "subcategories")
 SCORE_SCHEMA = _obj({"scores": _items({"id": {"type": "integer"}, "specificity": {"type": "integer"},
                                        "completeness": {"type": "integer"}, "depth": {"type": "integer"},
                                        "is_procedural": {"type": "boolean"},
@@ -109,12 +107,12 @@ def exclusions(categories: list[tuple[str, int, list[str]]]) -> list[dict]:
         "(an empty list when all are suitable).\n" + lines)
 
 
-def subcategories(category: str, texts: list[str], min_size: int) -> list[dict]:
+def subcategories(category: str, sample: list[str], min_share: float) -> list[dict]:
     return messages(
-        f"All these queries belong to the category {json.dumps(category, ensure_ascii=False)}. Split them into "
-        f"mutually exclusive subcategories with short, general names; each subcategory must hold at least "
-        f"{min_size} of the queries. Return {{\"subcategories\": [\"...\"], \"labels\": [{{\"id\": <number>, "
-        "\"subcategory\": \"<name>\"}, ...]}} with one label per query.\n" + _numbered(texts))
+        f"All these queries belong to the category {json.dumps(category, ensure_ascii=False)}. Propose 2 to 6 "
+        "mutually exclusive subcategories with short, general names that together cover them; each should hold "
+        f"at least {min_share:.0%} of the queries. Return {{\"subcategories\": [\"...\", ...]}}.\n"
+        + _numbered(sample))
 
 
 def score(texts: list[str]) -> list[dict]:
