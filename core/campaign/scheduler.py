@@ -59,16 +59,6 @@ class ServedItem:
     target: int
 
 
-@dataclass(frozen=True)
-class Progress:
-    done: int
-    target: int
-
-    @property
-    def finished(self) -> bool:
-        return self.done >= self.target
-
-
 def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
                on_screen: int | None = None) -> ServedItem | None:
     """The item to show this token's annotator now, or None when the target is reached or nothing is left.
@@ -103,12 +93,6 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
                 return None
             conn.execute("UPDATE campaign_tokens SET served = served + 1 WHERE token_hash = ?", [digest])
         return _item(conn, campaign, assignment_id, done)
-
-
-def progress_of(conn: sqlite3.Connection, token: str) -> Progress:
-    campaign, digest = campaign_for_token(conn, token)
-    done = conn.execute("SELECT done FROM campaign_tokens WHERE token_hash = ?", [digest]).fetchone()[0]
-    return Progress(int(done), campaign.target)
 
 
 def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
