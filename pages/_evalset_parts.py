@@ -12,7 +12,7 @@ from core.evalset.audit import Audit
 from core.evalset.demo_pool import demo_pool
 from core.evalset.pipeline import Build, finish
 from core.evalset.pool import read_pool
-from core.evalset.results import eval_set
+from core.evalset.results import drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
 from pages._shared import plain
 
@@ -112,7 +112,8 @@ def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:
     return pd.DataFrame(rows), notes
 
 
-def show_audit(audit: Audit) -> None:
+def show_audit(state: Build) -> None:
+    audit = state.audit
     table, notes = audit_tables(audit)
     counts = {c: st.column_config.NumberColumn(c, format="localized") for c in ("in", "out", "model calls",
                                                                                 "failed calls")}
@@ -123,6 +124,13 @@ def show_audit(audit: Audit) -> None:
         st.error("Automatic checks failed: " + "; ".join(f"{plain(k)}: {plain(', '.join(v))}" for k, v in failed.items()))
     else:
         st.success(f"Automatic checks passed: {', '.join(k.replace('_', ' ') for k in checks)}.")
+    dropped = drops(state)
+    with st.expander(f"Dropped queries ({len(dropped):,}), each with its reason"):
+        st.dataframe(dropped, hide_index=True, key="evs_drops_table")
+        st.download_button("Download the dropped queries (CSV)", to_csv(dropped), file_name="evalset.drops.csv",
+                           mime="text/csv", key="evs_drops_csv")
+        st.download_button("Download the audit (JSON)", audit.to_json(), file_name="evalset.audit.json",
+                           mime="application/json", key="evs_audit_json")
     with st.expander("Notes and selection details"):
         for note in notes:
             st.markdown(f"- {plain(note)}")

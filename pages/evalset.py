@@ -87,7 +87,7 @@ if st.session_state.get(MESSAGE):
     st.info(plain(st.session_state[MESSAGE]))
 
 st.subheader("4 · Audit")
-show_audit(state.audit)
+show_audit(state)
 
 st.subheader("5 · Accept")
 full = eval_set(state)  # with scores and tags

@@ -56,7 +56,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def frames(at: AppTest) -> list:
-    """The page's tables in order: categories, selection, audit."""
+    """The page's tables in order: categories, selection, audit, dropped queries."""
     return [d.value for d in at.main.dataframe]
 
 
@@ -91,6 +91,9 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     audit = frames(at)[2]
     assert audit["stage"].tolist()[:2] == ["exact dedup", "pre-filter"]
     assert "Automatic checks passed" in texts(at.success)[0]
+    dropped = frames(at)[3]
+    assert set(dropped["status"]) >= {"exact_duplicate", "duplicate"}
+    assert (dropped.loc[dropped["status"] == "duplicate", "duplicate_of"] != "").all()
     # manual review: reject two, get two replacements, same size
     victims = selected["query_id"].head(2).tolist()
     at.text_input(key="evs_reject_ids").set_value(", ".join(victims + ["zzz"]))
