@@ -137,7 +137,8 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     except CampaignError as exc:  # e.g. another owner's change in between
         st.error(plain(exc))
     if right.button("Publish votes as a dataset", key="campaign_publish", type="primary", disabled=done == 0,
-                    help="store the votes so far as the votes dataset 'campaign <name>' (replaces the last one)"):
+                    help="store the votes so far as a votes dataset, 'campaign <name> (<n> votes)'; "
+                         "it replaces the campaign's previous one"):
         _publish(chosen.name)
 
 

@@ -1,6 +1,6 @@
 """A campaign's votes as a votes dataset in the Store, so every analysis page can use them.
 
-``publish`` writes the current votes as a new snapshot (through :func:`core.io.load`, the same
+``publish`` writes the current votes as a new snapshot, named ``campaign <name> (<n> votes)`` (through :func:`core.io.load`, the same
 validation as any uploaded file) and only then deletes the previous snapshot of the same campaign: an
 error at any step leaves the previous snapshot in place, never zero. Snapshots are recognised by their
 source, ``campaign:<name>``.
@@ -28,7 +28,7 @@ def campaign_of_dataset(dataset: Dataset) -> str | None:
 
 
 def publish(db_path: str | Path, campaign: str) -> Dataset:
-    """Store the campaign's votes as the votes dataset ``campaign <name>`` (replacing its previous snapshot)."""
+    """Store the campaign's votes as a votes dataset (replacing the campaign's previous snapshot)."""
     conn = connect(db_path)
     try:
         info = get_campaign(conn, campaign)
@@ -43,7 +43,10 @@ def publish(db_path: str | Path, campaign: str) -> Dataset:
     loaded = load(frame.to_csv(index=False).encode(), kind="votes", name=source, format="csv")
     with Store(db_path) as store:
         previous = [d for d in store.datasets() if d.source == source]
-        result = store.ingest(loaded, name=f"campaign {info.name}")
+        # The count in the name tells snapshots apart at a glance (votes only grow, and the same votes
+        # again are recognised by the store and not stored twice).
+        plural = "s" if len(frame) != 1 else ""
+        result = store.ingest(loaded, name=f"campaign {info.name} ({len(frame):,} vote{plural})")
         for old in previous:
             if old.id != result.dataset.id:
                 store.delete(old.id)
