@@ -21,7 +21,7 @@ from core.evalset import llm_stages as stages
 from core.evalset.audit import Audit, StageRecord
 from core.evalset.dedup import semantic_dedup
 from core.evalset.embeddings import tfidf_embed, unit_rows
-from core.evalset.normalise import exact_duplicates, prefilter
+from core.evalset.normalise import exact_duplicates, normalise, prefilter
 from core.evalset.scoring import (
     SCORE_COLUMNS,
     TAG_COLUMNS,
@@ -182,8 +182,6 @@ def _rewrite(state: Build, chat) -> None:
 
 
 def _semantic(state: Build, chat) -> None:
-    from core.evalset.normalise import normalise
-
     f = state.pool
     rows = np.flatnonzero(state.active().to_numpy())
     texts = f["query"].to_numpy()[rows].tolist()

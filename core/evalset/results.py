@@ -46,15 +46,15 @@ def eval_set(state: Build) -> pd.DataFrame:
 
 def checks(state: Build) -> dict:
     """Rules the final set must satisfy; every value is a list of offending ids (empty: passed)."""
-    selected = eval_set(state)["query_id"].astype(str)
+    sel = eval_set(state)
+    selected = sel["query_id"].astype(str)
     status = state.pool.set_index(state.pool["query_id"].astype(str))["status"]
     excluded_categories = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
-    failed = state.pool.loc[state.pool["classification_failed"].fillna(False).astype(bool), "query_id"].astype(str)
-    sel = eval_set(state)
+    failed = set(state.pool.loc[state.pool["classification_failed"].fillna(False).astype(bool), "query_id"].astype(str))
     return {
         "duplicate_selected": [q for q in selected if status.get(q) in ("duplicate", "exact_duplicate")],
         "excluded_category_selected": sel.loc[sel["category"].isin(excluded_categories), "query_id"].tolist(),
-        "classification_failed_selected": [q for q in selected if q in set(failed)],
+        "classification_failed_selected": [q for q in selected if q in failed],
         "invalid_status_selected": [q for q in selected if status.get(q) in _INVALID],
     }
 

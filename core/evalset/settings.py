@@ -56,7 +56,8 @@ class BuildSettings:
     similarity_limit: float = SIMILARITY_LIMIT
     duplicate_above: float = DUPLICATE_ABOVE
     review_from: float = REVIEW_FROM
-    clients: dict = field(default_factory=dict, compare=False, repr=False)  # test hook: prebuilt clients
+    # prebuilt clients ("chat", "embed") used instead of new ones, e.g. with another retry policy or sleep
+    clients: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 1:
