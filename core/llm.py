@@ -31,6 +31,7 @@ import os
 import random
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -214,6 +215,10 @@ class LLMClient:
         self._clock = clock
         self._sdk: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
         self._sdk_lock = threading.Lock()
+        # One gate per event loop, shared by every map() on this client: two maps running at once still
+        # keep the endpoint's concurrency between them.
+        self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         e = self.endpoint
@@ -337,7 +342,11 @@ class LLMClient:
     async def map(self, fn: Callable[[Any], Awaitable[Any]], items: Sequence[Any]) -> list:
         """``fn(item)`` for every item, at most ``endpoint.concurrency`` at once, results in item order; an
         item whose call raised gets its exception in its place."""
-        gate = asyncio.Semaphore(max(1, self.endpoint.concurrency))
+        loop = asyncio.get_running_loop()
+        with self._sdk_lock:
+            gate = self._gates.get(loop)
+            if gate is None:
+                gate = self._gates[loop] = asyncio.Semaphore(max(1, self.endpoint.concurrency))
 
         async def guarded(item: Any) -> Any:
             async with gate:

@@ -245,6 +245,20 @@ def test_map_reaches_but_never_exceeds_the_concurrency(server, sleep):
     assert server.max_in_flight == 3
 
 
+def test_two_maps_at_once_share_the_concurrency(server, sleep):
+    server.latency_s = 0.05
+    client = client_for(server, sleep, concurrency=2)
+
+    async def both():
+        ask = lambda q: client.chat([{"role": "user", "content": q}])  # noqa: E731
+        return await asyncio.gather(client.map(ask, [f"a{i}" for i in range(6)]),
+                                    client.map(ask, [f"b{i}" for i in range(6)]))
+
+    first, second = run_sync(both())
+    assert [r.text for r in first + second] == [f"m1 answers: {p}{i}" for p in "ab" for i in range(6)]
+    assert server.max_in_flight == 2
+
+
 def test_map_returns_each_exception_in_place(server, sleep):
     server.fault_for = lambda path, body: Fault(status=400) if body["messages"][0]["content"] == "bad" else None
     client = client_for(server, sleep)
