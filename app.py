@@ -4,6 +4,7 @@ import os
 
 import streamlit as st
 
+from pages._campaign_admin import refresh_control
 from pages._filters import sidebar_filters
 from pages._shared import dataset_picker, warm_up
 
@@ -36,5 +37,7 @@ navigation = st.navigation(PAGES)
 with st.sidebar:
     st.caption("EvalBoard — rankings you can defend")
     if navigation.url_path != "vote":  # annotators see no datasets
-        sidebar_filters(dataset_picker())
+        dataset = dataset_picker()
+        refresh_control(dataset)  # a campaign's votes: republish the latest
+        sidebar_filters(dataset)
 navigation.run()

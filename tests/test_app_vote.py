@@ -13,6 +13,7 @@ from core.campaign import (connect, create_campaign, issue_tokens, publish, read
                            record_vote, revoke_token, serve_next, vote_records)
 from core.io import load
 from core.store import Store
+from tests.app_pages import APP
 from tests.test_app_data import _RouterPagesManager, run, texts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -238,19 +239,6 @@ def test_revoke_and_publish_on_the_data_page(app, campaign_tokens):
     assert at.session_state["active_dataset"] == dataset.id
 
 
-REFRESH_ROUTER = '''
-import sys
-sys.path.insert(0, {repo!r})
-import streamlit as st
-from pages._shared import dataset_picker
-from pages._campaign_admin import refresh_control
-
-PAGES = [st.Page({data!r}, title="Data", url_path="data", default=True)]
-navigation = st.navigation(PAGES)
-with st.sidebar:
-    refresh_control(dataset_picker())
-navigation.run()
-'''
 
 
 def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, tmp_path):
@@ -258,9 +246,7 @@ def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, t
     item = serve_next(conn, token)
     record_vote(conn, token, item.assignment_id, {"overall": "model_a", "style": "tie"})
     first = publish(Store().path, "ab")
-    router = tmp_path / "router.py"
-    router.write_text(REFRESH_ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py")))
-    at = run(AppTest.from_file(str(router), default_timeout=60))
+    at = run(AppTest.from_file(APP, default_timeout=60))  # the real router draws the control
     item = serve_next(conn, token)
     record_vote(conn, token, item.assignment_id, {"overall": "model_b", "style": "tie"})
     at.button(key="campaign_refresh").click()
@@ -275,7 +261,5 @@ def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, t
 def test_refresh_control_is_absent_for_other_datasets(app, tmp_path):
     with Store() as store:
         store.ingest(load(b"model_a,model_b,winner\na,b,a\n", name="v.csv"))
-    router = tmp_path / "router.py"
-    router.write_text(REFRESH_ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py")))
-    at = run(AppTest.from_file(str(router), default_timeout=60))
+    at = run(AppTest.from_file(APP, default_timeout=60))  # the real router draws the control
     assert not [b for b in at.sidebar.button if b.key == "campaign_refresh"]
