@@ -57,14 +57,18 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(db: Path, log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port; yields its URL once /_stcore/health says ok."""
-    port = _free_port()
-    with log.open("w") as out:
+def serve(db: Path, log: Path, script: str | Path = "app.py", port: int | None = None,
+          env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``streamlit run SCRIPT`` on 127.0.0.1 (a free port unless given) with its own store; yields
+    (URL, process) once /_stcore/health says ok, and stops the process at the end unless the caller
+    already did (a test may kill it to simulate a crash)."""
+    port = port or _free_port()
+    with log.open("a") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
              "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env={**os.environ, "EVALBOARD_DB": str(db)}, stdout=out, stderr=subprocess.STDOUT)
+            cwd=REPO, env={**os.environ, "EVALBOARD_DB": str(db), **(env or {})}, stdout=out,
+            stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_S
@@ -80,14 +84,22 @@ def streamlit_server(db: Path, log: Path) -> Iterator[str]:
             if time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not answer within {STARTUP_S} s:\n{log.read_text()[-3000:]}")
             time.sleep(0.2)
-        yield url
+        yield url, proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def streamlit_server(db: Path, log: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port; yields its URL once /_stcore/health says ok."""
+    with serve(db, log) as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,7 @@ from an answer. Screenshots go to tests/artifacts/.
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +18,7 @@ import pytest
 
 from core.campaign import connect, create_campaign, issue_tokens, read_answers, read_golden
 from core.campaign.store import token_hash
-from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, REPO, STARTUP_S, VIEWPORT, WAIT_MS, _free_port
+from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, _free_port, serve
 
 playwright = pytest.importorskip("playwright.sync_api")
 expect, sync_playwright = playwright.expect, playwright.sync_playwright
@@ -39,35 +35,8 @@ GOLDEN_CSV = b"question,correct_answer,wrong_answer\nLargest planet?,Jupiter,Mar
 @contextlib.contextmanager
 def voting_server(db: Path, log: Path, port: int) -> Iterator[subprocess.Popen]:
     """A voting-only server; the caller may kill it (the fixture then only reaps it)."""
-    with log.open("a") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env={**os.environ, "EVALBOARD_DB": str(db), "EVALBOARD_MODE": "vote"},
-            stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + STARTUP_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer within {STARTUP_S} s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
+    with serve(db, log, port=port, env={"EVALBOARD_MODE": "vote"}) as (_, proc):
         yield proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
 
 
 @pytest.fixture
