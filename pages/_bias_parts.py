@@ -9,6 +9,7 @@ import streamlit as st
 
 from core.bias import BiasReport, Unavailable, diagnose, length_points
 from core.bias_stats import p_text
+from core.charts.bias import model_share_chart
 from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes
@@ -41,6 +42,17 @@ def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, a
         out["stratified"] = pd.Series({r.model: r.stratified_win_rate for r in rows}, name="stratified")
         out["diff"] = vd.head_to_head_diff(used, order)
     return out
+
+
+def model_shares(test, alpha: float, share_label: str, what: str, key: str) -> bool:
+    """A per-model exposure test: its verdict and the share chart (or why it is not available)."""
+    if isinstance(test, Unavailable):
+        st.info(f"{what} not available: {test.reason}.")
+        return False
+    st.markdown(test.verdict)
+    st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, share_label,
+                                      f"Share of each model's appearances {share_label}"), key=key)
+    return True
 
 
 def tile(title: str, value: str, detail: str, flagged: bool | None, help_text: str) -> None:

@@ -4,10 +4,10 @@ rankings after stratified and inverse-propensity corrections."""
 import streamlit as st
 
 from core.bias import Unavailable
-from core.charts.bias import length_curve, model_share_chart
+from core.charts.bias import length_curve
 from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scatter
 from core.store import default_db_path
-from pages._bias_parts import CORRECTION_FORMATS, compute_bias, corrections_table, tile, tiles
+from pages._bias_parts import CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles
 from pages._filters import active_filters
 from pages._shared import active_dataset, plain, through_router
 
@@ -51,28 +51,15 @@ with position:
         st.markdown(report.position.verdict)
         st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
                    f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
-    test = report.model_position
-    if isinstance(test, Unavailable):
-        st.info(f"Per-model positions not available: {test.reason}.")
-    else:
-        st.markdown(test.verdict)
-        st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, "on the left",
-                                          "Share of each model's appearances on the left"), key="bias_left_chart")
+    model_shares(report.model_position, alpha, "on the left", "Per-model positions", "bias_left_chart")
 with exposure:
     if isinstance(report.order, Unavailable):
         st.info(f"Order (fatigue) test not available: {report.order.reason}.")
     else:
         st.markdown(report.order.verdict)
-    test = report.time_exposure
-    if isinstance(test, Unavailable):
-        st.info(f"Time exposure not available: {test.reason}.")
-    else:
-        st.markdown(test.verdict)
-        st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, "early in a session",
-                                          "Share of each model's appearances early in a session"),
-                        key="bias_early_chart")
-        st.caption(f"Expected share {test.p0:.3f} = the share of all votes cast early (before the median "
-                   "time of the data).")
+    if model_shares(report.time_exposure, alpha, "early in a session", "Time exposure", "bias_early_chart"):
+        st.caption(f"Expected share {report.time_exposure.p0:.3f} = the share of all votes cast early (before "
+                   "the median time of the data).")
 with length:
     if isinstance(report.length, Unavailable):
         st.info(f"Not available: {report.length.reason}.")
