@@ -42,61 +42,69 @@ for column, spec in zip(st.columns(4), tiles(report)):
     with column:
         tile(**spec)
 
+# Lazy tabs: only the open one is drawn (six charts at once cost the browser seconds on big data).
 position, exposure, length, pairing, corrected, ipw = st.tabs(
-    ["Position", "Time exposure", "Length", "Pairing", "Raw vs corrected", "IPW weights"])
-with position:
-    if isinstance(report.position, Unavailable):
-        st.info(f"Not available: {report.position.reason}.")
-    else:
-        st.markdown(report.position.verdict)
-        st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
-                   f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
-    model_shares(report.model_position, alpha, "on the left", "Per-model positions", "bias_left_chart")
-with exposure:
-    if isinstance(report.order, Unavailable):
-        st.info(f"Order (fatigue) test not available: {report.order.reason}.")
-    else:
-        st.markdown(report.order.verdict)
-    if model_shares(report.time_exposure, alpha, "early in a session", "Time exposure", "bias_early_chart"):
-        st.caption(f"Expected share {report.time_exposure.p0:.3f} = the share of all votes cast early (before "
-                   "the median time of the data).")
-with length:
-    if isinstance(report.length, Unavailable):
-        st.info(f"Not available: {report.length.reason}.")
-    else:
-        st.markdown(report.length.verdict)
-        points = result["length"]
-        st.plotly_chart(length_curve(*points, report.length.fit, alpha=alpha), key="bias_length_chart")
-with pairing:
-    test = report.pairing
-    if isinstance(test, Unavailable):
-        st.info(f"Not available: {test.reason}.")
-    else:
-        st.markdown(test.verdict)
-        st.caption(f"{test.n_pairs:,} pairs · {test.zero_pairs:,} never compared · battles per pair from "
-                   f"{test.min_count:,} to {test.max_count:,}.")
-        st.plotly_chart(battle_heatmap(result["battles"], title="Battles per pair"), key="bias_pairing_chart")
-with corrected:
-    table = corrections_table(report)
-    if table is None:
-        st.info("Corrections need votes between at least two models.")
-    else:
-        moved = int(table["Rank changed"].sum())
-        st.caption(f"Stratified: win rate averaged over the (side × period) strata; IPW: Bradley–Terry with "
-                   f"inverse-propensity weights. {moved} of {len(table)} models change rank under a correction.")
-        st.dataframe(table, hide_index=True, column_config=CORRECTION_FORMATS, key="bias_corrections")
-        a, b = st.columns(2)
-        a.plotly_chart(winrate_scatter(result["raw"], result["stratified"]), key="bias_scatter")
-        b.plotly_chart(winrate_diff_heatmap(result["diff"]), key="bias_diff")
-with ipw:
-    s = report.ipw
-    if isinstance(s, Unavailable):
-        st.info(f"Not available: {s.reason}.")
-    else:
-        a, b, c, d = st.columns(4)
-        a.metric("Kish effective sample size", f"{s.n_eff:,.0f}", help="(Σw)² / Σw²: the votes the weighted "
-                 "data is worth.")
-        b.metric("Design effect", f"{s.design_effect:.3f}", help="n / ESS: how much the weights inflate variance.")
-        c.metric("Empty cells", f"{s.empty_cells:,} of {s.grid_cells:,}", help="Model × side × period cells "
-                 "without votes: no weight can correct what was never shown.")
-        d.metric("Truncated weights", f"{s.truncated:,}", help="Weights capped to keep the variance bounded.")
+    ["Position", "Time exposure", "Length", "Pairing", "Raw vs corrected", "IPW weights"], key="bias_tab",
+    on_change="rerun")
+if position.open:
+    with position:
+        if isinstance(report.position, Unavailable):
+            st.info(f"Not available: {report.position.reason}.")
+        else:
+            st.markdown(report.position.verdict)
+            st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
+                       f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
+        model_shares(report.model_position, alpha, "on the left", "Per-model positions", "bias_left_chart")
+if exposure.open:
+    with exposure:
+        if isinstance(report.order, Unavailable):
+            st.info(f"Order (fatigue) test not available: {report.order.reason}.")
+        else:
+            st.markdown(report.order.verdict)
+        if model_shares(report.time_exposure, alpha, "early in a session", "Time exposure", "bias_early_chart"):
+            st.caption(f"Expected share {report.time_exposure.p0:.3f} = the share of all votes cast early (before "
+                       "the median time of the data).")
+if length.open:
+    with length:
+        if isinstance(report.length, Unavailable):
+            st.info(f"Not available: {report.length.reason}.")
+        else:
+            st.markdown(report.length.verdict)
+            points = result["length"]
+            st.plotly_chart(length_curve(*points, report.length.fit, alpha=alpha), key="bias_length_chart")
+if pairing.open:
+    with pairing:
+        test = report.pairing
+        if isinstance(test, Unavailable):
+            st.info(f"Not available: {test.reason}.")
+        else:
+            st.markdown(test.verdict)
+            st.caption(f"{test.n_pairs:,} pairs · {test.zero_pairs:,} never compared · battles per pair from "
+                       f"{test.min_count:,} to {test.max_count:,}.")
+            st.plotly_chart(battle_heatmap(result["battles"], title="Battles per pair"), key="bias_pairing_chart")
+if corrected.open:
+    with corrected:
+        table = corrections_table(report)
+        if table is None:
+            st.info("Corrections need votes between at least two models.")
+        else:
+            moved = int(table["Rank changed"].sum())
+            st.caption(f"Stratified: win rate averaged over the (side × period) strata; IPW: Bradley–Terry with "
+                       f"inverse-propensity weights. {moved} of {len(table)} models change rank under a correction.")
+            st.dataframe(table, hide_index=True, column_config=CORRECTION_FORMATS, key="bias_corrections")
+            a, b = st.columns(2)
+            a.plotly_chart(winrate_scatter(result["raw"], result["stratified"]), key="bias_scatter")
+            b.plotly_chart(winrate_diff_heatmap(result["diff"]), key="bias_diff")
+if ipw.open:
+    with ipw:
+        s = report.ipw
+        if isinstance(s, Unavailable):
+            st.info(f"Not available: {s.reason}.")
+        else:
+            a, b, c, d = st.columns(4)
+            a.metric("Kish effective sample size", f"{s.n_eff:,.0f}", help="(Σw)² / Σw²: the votes the weighted "
+                     "data is worth.")
+            b.metric("Design effect", f"{s.design_effect:.3f}", help="n / ESS: how much the weights inflate variance.")
+            c.metric("Empty cells", f"{s.empty_cells:,} of {s.grid_cells:,}", help="Model × side × period cells "
+                     "without votes: no weight can correct what was never shown.")
+            d.metric("Truncated weights", f"{s.truncated:,}", help="Weights capped to keep the variance bounded.")

@@ -103,17 +103,19 @@ if ci == "none":
 st.plotly_chart(forest_plot(ranking.frame(), value_label=value_label), key="rank_forest")
 
 matrices = result["matrices"]
-observed, predicted, battles = st.tabs(["Observed win rates", "BT-predicted win rates", "Battles"])
-with observed:
-    st.plotly_chart(winrate_heatmap(matrices["observed"], matrices["battles"], title="Observed win rate"),
-                    key="rank_observed")
-with predicted:
-    st.caption("P(row beats column) from the Bradley–Terry Elo ratings"
-               + ("" if is_elo(ranking) else " (a plain BT fit of the same votes)") + ".")
-    st.plotly_chart(winrate_heatmap(matrices["predicted"], matrices["battles"], title="BT-predicted win rate"),
-                    key="rank_predicted")
-with battles:
-    st.plotly_chart(battle_heatmap(matrices["battles"]), key="rank_battles")
+# Lazy tabs: only the open one draws its heatmap (each is a chart the browser would otherwise render).
+observed, predicted, battles = st.tabs(["Observed win rates", "BT-predicted win rates", "Battles"],
+                                       key="rank_matrix_tab", on_change="rerun")
+if observed.open:
+    observed.plotly_chart(winrate_heatmap(matrices["observed"], matrices["battles"], title="Observed win rate"),
+                          key="rank_observed")
+if predicted.open:
+    predicted.caption("P(row beats column) from the Bradley–Terry Elo ratings"
+                      + ("" if is_elo(ranking) else " (a plain BT fit of the same votes)") + ".")
+    predicted.plotly_chart(winrate_heatmap(matrices["predicted"], matrices["battles"],
+                                           title="BT-predicted win rate"), key="rank_predicted")
+if battles.open:
+    battles.plotly_chart(battle_heatmap(matrices["battles"]), key="rank_battles")
 
 for by, groups in result["groups"].items():
     name = by.replace("_id", "").replace("_", " ")

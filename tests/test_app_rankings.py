@@ -95,8 +95,11 @@ def test_votes_page_renders_everything(router, samples):
     assert 1350 < table["Elo"].mean() < 1650
     assert all(r != "–" for r in table["Rank range"])
     charts = at.get("plotly_chart")
-    assert len(charts) == 5  # forest, observed, predicted, battles, rank per dimension
-    assert len(at.tabs) == 3
+    assert len(charts) == 3  # forest, the open heatmap tab (observed), rank per dimension
+    assert [t.label for t in at.tabs] == ["Observed win rates", "BT-predicted win rates", "Battles"]
+    for tab in ("BT-predicted win rates", "Battles"):  # lazy tabs: each draws its heatmap when opened
+        opened = rankings(router, samples["arena_demo"], rank_bootstrap=100, rank_matrix_tab=tab)
+        assert not opened.error and len(opened.get("plotly_chart")) == 3
     headers = texts(at.subheader)
     assert "Rank per game" in headers and "Rank per dimension" in headers
     [by_game] = [d.value for d in at.main.dataframe if d.value.columns[0] == "Model"
