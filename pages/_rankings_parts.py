@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -11,7 +13,7 @@ from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_groups, rank_input
+from core.rank_run import rank_groups
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_votes, without_absent_models
 from pages._shared import load_dataset
 
@@ -29,6 +31,11 @@ RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "timestamp", 
                    "len_b", "is_golden", "golden_answer", "weight", *BY)
 
 
+# Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
+# propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
+SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
             seed: int, annotators: str) -> dict:
@@ -36,9 +43,11 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
     votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
     votes = votes[[c for c in RANKING_COLUMNS if c in votes.columns]]
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
-    ranking = rank_input("votes", votes, settings, annotators=annotators)
-    # The policy is decided on all votes; the other fits reuse its result instead of deciding again.
-    used = without_absent_models(analysed_votes(apply_policy(votes, annotators)[0])[0])[0]
+    # The annotator policy is decided once, on all votes (as rank_input does); every fit below reuses it.
+    kept, summary = apply_policy(votes, annotators)
+    ranking = rank_votes(kept, settings)
+    ranking = replace(ranking, details={**ranking.details, **summary})
+    used = without_absent_models(analysed_votes(kept)[0])[0]
     cells = compress_votes(used)
     order = [r.model for r in ranking.rows if r.model in cells.models]
     if scheme in ELO_SCHEMES:
@@ -52,11 +61,14 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
         "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
         "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
     groups: dict[str, object] = {}
+    fit_columns = [c for c in ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
+                   if c in used.columns]
     for by in BY:
         if by not in votes or votes[by].isna().all():
             continue
-        try:
-            groups[by] = rank_groups(used, [by], RankSettings(scheme=scheme, ci="none", seed=seed))
+        try:  # each group's frame holds only what the fit reads: splitting a million rows copies columns
+            groups[by] = rank_groups(used[[*fit_columns, by]], [by], RankSettings(scheme=scheme, ci="none",
+                                                                                  seed=seed))
         except ValueError as exc:  # RankingError included: shown, not raised
             groups[by] = str(exc)
     return {"ranking": ranking, "matrices": matrices, "groups": groups}
