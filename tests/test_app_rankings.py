@@ -168,15 +168,12 @@ def test_unidentifiable_votes_get_a_note(router, db_path):
     assert list(at.main.dataframe[0].value["Model"]) == ["alpha", "beta", "gamma"]
 
 
-def test_core_errors_are_shown_not_raised(router, samples, monkeypatch):
-    import pages._rankings_parts
-    from core.ranking import RankingError
-
-    def fail(*args, **kwargs):
-        raise RankingError("no votes to rank (golden-question votes are not used for rankings)")
-
-    monkeypatch.setattr(pages._rankings_parts, "rank_input", fail)
-    at = rankings(router, samples["arena_demo"], rank_bootstrap=100, rank_seed=12345)  # a fresh cache key
+def test_core_errors_are_shown_not_raised(router, db_path):
+    only_golden = (b"model_a,model_b,winner,is_golden,golden_answer\n"
+                   b"a,b,model_a,true,model_a\nb,a,model_b,true,model_a\n")
+    with Store(db_path) as store:
+        dataset = store.ingest(load(only_golden, name="golden.csv")).dataset
+    at = rankings(router, dataset.id, rank_bootstrap=100)
     [error] = texts(at.error)
     assert "could not be computed" in error and "no votes to rank" in error
     assert not at.main.dataframe
