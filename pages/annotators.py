@@ -15,6 +15,7 @@ from pages._annotators_parts import (
     quality_table,
 )
 from pages._filters import active_filters
+from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
 through_router()
@@ -90,3 +91,5 @@ else:
     st.caption(f"Bradley–Terry (no intervals) on every vote and on the qualified annotators' votes only "
                f"({result['excluded_votes']:,} votes left out); {moved} models change rank.")
     st.dataframe(comparison, hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")
+
+prefetch_vote_pages(dataset, filters)  # the other votes page, in the background

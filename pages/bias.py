@@ -9,6 +9,7 @@ from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scat
 from core.store import default_db_path
 from pages._bias_parts import CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles
 from pages._filters import active_filters
+from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
 through_router()
@@ -108,3 +109,5 @@ if ipw.open:
             c.metric("Empty cells", f"{s.empty_cells:,} of {s.grid_cells:,}", help="Model × side × period cells "
                      "without votes: no weight can correct what was never shown.")
             d.metric("Truncated weights", f"{s.truncated:,}", help="Weights capped to keep the variance bounded.")
+
+prefetch_vote_pages(dataset, filters)  # the other votes page, in the background

@@ -21,6 +21,7 @@ from pages._rankings_parts import (
     rating_table,
 )
 from pages._filters import active_filters
+from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
 through_router()
@@ -128,3 +129,5 @@ for by, groups in result["groups"].items():
     st.dataframe(table, hide_index=True, key=f"rank_by_{by}")
     if by == "dimension":
         st.plotly_chart(rank_vs_dimension(ratings, ranks, value_label=value_label), key="rank_dimension_chart")
+
+prefetch_vote_pages(dataset, filters)  # Bias and Annotators for the same votes, while this page is read
