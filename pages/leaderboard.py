@@ -19,6 +19,7 @@ from pages._leaderboard_parts import (
     one_metric_per_task,
     pair_frame,
     pair_table,
+    weights_editor,
 )
 from core.filters import apply as apply_filters
 from pages._filters import active_filters
@@ -63,10 +64,11 @@ with st.container(border=True):
                               format_func=lambda m: "all (one metric per task)" if m is None else m)
 
 try:
+    scores, task_categories, data_weights = pivot(runs, metric)
+    task_weights = weights_editor(dataset.id, metric, task_categories, data_weights)
     with st.spinner("Bootstrapping the leaderboard…"):
         board = cached_board(db_path, dataset.id, dataset.sha256, filters, rank_by, replicates, alpha, seed,
-                             bool(stratified), metric)
-        scores, _, _ = pivot(runs, metric)
+                             bool(stratified), metric, task_weights)
 except (LeaderboardError, FriedmanError) as exc:
     st.error(f"No leaderboard for this dataset: {plain(exc)}")
     st.stop()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import date
 
 from core.samples import BIASED_MODEL
 from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
@@ -73,20 +72,3 @@ def test_a_date_range_with_no_votes_says_so(app_router, samples):
     at.date_input(key=key).set_value((first, first))
     run(at)
     assert not at.error
-
-
-def test_rankings_and_leaderboard_follow_the_filters(app_router, samples):
-    votes = samples["arena_demo"]
-    at = open_page("rankings", votes, rank_ci="none")
-    every = at.dataframe[0].value["Votes"].sum()
-    at.multiselect(key=f"filter_game_id_{votes}").set_value(["chat"])
-    run(at)
-    chat = at.dataframe[0].value["Votes"].sum()
-    assert 0 < chat < every
-    runs = samples["evalruns_demo"]
-    at = open_page("leaderboard", runs)
-    tasks = at.dataframe[0].value["Tasks completed"].max()
-    at.multiselect(key=f"filter_category_{runs}").set_value(["math"])
-    run(at)
-    assert not at.error
-    assert 0 < at.dataframe[0].value["Tasks completed"].max() < tasks

@@ -73,8 +73,14 @@ def samples(db_path: Path) -> dict[str, int]:
         return {d.name: d.id for d in store.datasets()}
 
 
+def frames(at: AppTest) -> list:
+    """The page's tables after the task-weights editor (which comes first)."""
+    shown = [d.value for d in at.main.dataframe]
+    return shown[1:] if shown and list(shown[0].columns) == ["Task", "Category", "Weight"] else shown
+
+
 def table(at: AppTest):
-    return at.main.dataframe[0].value
+    return frames(at)[0]
 
 
 def test_empty_store_says_what_to_do(app):
@@ -103,13 +109,13 @@ def test_demo_runs_render_everything(app, db_path):
     assert list(shown["Tie group"]) == [1, 1, 2]
     charts = at.get("plotly_chart")
     assert len(charts) == 4  # bars, category heatmap, pairwise matrix, critical-difference diagram
-    pairs = at.main.dataframe[1].value
+    pairs = frames(at)[1]
     assert len(pairs) == 3 and set(pairs["Verdict"]) <= {"differs", "tie"}
     assert {"Paired width", "Unpaired width"} <= set(pairs.columns)
     assert at.metric[0].value == "2 of 3"
     assert any("Iman–Davenport" in t and "the models differ" in t for t in texts(at.markdown))
     assert any("Nemenyi critical difference" in t for t in texts(at.markdown))
-    assert len(at.main.dataframe) == 3  # the per-task pivot, in its expander
+    assert len(frames(at)) == 3  # the per-task pivot, in its expander
     assert at.number_input(key="board_bootstrap").value == 500
     assert at.selectbox(key="board_metric").value is None  # 4 metric names, one per task
 
@@ -157,7 +163,7 @@ def test_uploaded_long_csv_with_odd_model_names(app, db_path):
     shown = table(at)
     assert list(shown["Model"]) == ["a|b", "<i>c</i>"]
     assert shown.iloc[0]["Mean"] == "0.80"
-    pivot = at.main.dataframe[2].value
+    pivot = frames(at)[2]
     assert list(pivot.index) == ["<i>c</i>", "a|b"]
 
 
