@@ -60,18 +60,27 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
         "observed": pd.DataFrame(observed_win_rates(cells), cells.models, cells.models).loc[order, order],
         "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
         "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
-    groups: dict[str, object] = {}
+    return {"ranking": ranking, "matrices": matrices}
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, seed: int,
+                   annotators: str, by: str) -> dict | str:
+    """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not."""
+    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
+    kept, _ = apply_policy(votes[[c for c in RANKING_COLUMNS if c in votes.columns]], annotators)
+    used = without_absent_models(analysed_votes(kept)[0])[0]
+    # Each group's frame holds only what the fit reads: splitting a million rows copies every column.
     fit_columns = [c for c in ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
                    if c in used.columns]
-    for by in BY:
-        if by not in votes or votes[by].isna().all():
-            continue
-        try:  # each group's frame holds only what the fit reads: splitting a million rows copies columns
-            groups[by] = rank_groups(used[[*fit_columns, by]], [by], RankSettings(scheme=scheme, ci="none",
-                                                                                  seed=seed))
-        except ValueError as exc:  # RankingError included: shown, not raised
-            groups[by] = str(exc)
-    return {"ranking": ranking, "matrices": matrices, "groups": groups}
+    try:
+        return rank_groups(used[[*fit_columns, by]], [by], RankSettings(scheme=scheme, ci="none", seed=seed))
+    except ValueError as exc:  # RankingError included: shown, not raised
+        return str(exc)
+
+
+def group_name(by: str) -> str:
+    return by.replace("_id", "").replace("_", " ")
 
 
 def is_elo(ranking: Ranking) -> bool:

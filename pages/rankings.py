@@ -10,11 +10,14 @@ from core.charts.votes import (
 )
 from core.store import default_db_path
 from pages._rankings_parts import (
+    BY,
     CI_LABELS,
     POLICY_LABELS,
     SCHEME_LABELS,
     compute,
+    compute_groups,
     covariate_table,
+    group_name,
     group_tables,
     is_elo,
     note_unidentifiable,
@@ -118,16 +121,22 @@ if predicted.open:
 if battles.open:
     battles.plotly_chart(battle_heatmap(matrices["battles"]), key="rank_battles")
 
-for by, groups in result["groups"].items():
-    name = by.replace("_id", "").replace("_", " ")
-    st.subheader(f"Rank per {name}")
+# Per-group rankings in lazy tabs: each is a set of refits, computed when its tab is opened.
+group_columns = [by for by in BY if by in dataset.columns]
+for by, tab in zip(group_columns, st.tabs([f"Rank per {group_name(by)}" for by in group_columns],
+                                          key="rank_group_tab", on_change="rerun")):
+    if not tab.open:
+        continue
+    with tab, st.spinner(f"Ranking per {group_name(by)}…"):
+        groups = compute_groups(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, seed,
+                                annotators, by)
     if isinstance(groups, str):
-        st.error(f"No per-{name} ranking: {plain(groups)}")
+        tab.error(f"No per-{group_name(by)} ranking: {plain(groups)}")
         continue
     table, ratings, ranks = group_tables(groups, by)
-    st.caption(f"The same scheme fitted separately on each {name} (no intervals, for speed).")
-    st.dataframe(table, hide_index=True, key=f"rank_by_{by}")
+    tab.caption(f"The same scheme fitted separately on each {group_name(by)} (no intervals, for speed).")
+    tab.dataframe(table, hide_index=True, key=f"rank_by_{by}")
     if by == "dimension":
-        st.plotly_chart(rank_vs_dimension(ratings, ranks, value_label=value_label), key="rank_dimension_chart")
+        tab.plotly_chart(rank_vs_dimension(ratings, ranks, value_label=value_label), key="rank_dimension_chart")
 
 prefetch_vote_pages(dataset, filters)  # Bias and Annotators for the same votes, while this page is read

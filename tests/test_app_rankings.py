@@ -96,15 +96,19 @@ def test_votes_page_renders_everything(router, samples):
     assert 1350 < table["Elo"].mean() < 1650
     assert all(r != "–" for r in table["Rank range"])
     charts = at.get("plotly_chart")
-    assert len(charts) == 3  # forest, the open heatmap tab (observed), rank per dimension
-    assert [t.label for t in at.tabs] == ["Observed win rates", "BT-predicted win rates", "Battles"]
+    assert len(charts) == 2  # forest and the open heatmap tab (observed); the other tabs draw when opened
+    labels = [t.label for t in at.tabs]
+    assert labels == ["Observed win rates", "BT-predicted win rates", "Battles", "Rank per game",
+                      "Rank per dimension"]
     for tab in ("BT-predicted win rates", "Battles"):  # lazy tabs: each draws its heatmap when opened
         opened = rankings(router, samples["arena_demo"], rank_bootstrap=100, rank_matrix_tab=tab)
-        assert not opened.error and len(opened.get("plotly_chart")) == 3
-    headers = texts(at.subheader)
-    assert "Rank per game" in headers and "Rank per dimension" in headers
+        assert not opened.error and len(opened.get("plotly_chart")) == 2
     [by_game] = [d.value for d in at.main.dataframe if d.value.columns[0] == "Model"
                  and "chat rank" in d.value.columns]
+    by_dimension = rankings(router, samples["arena_demo"], rank_bootstrap=100, rank_group_tab="Rank per dimension")
+    assert len(by_dimension.get("plotly_chart")) == 3  # forest, observed, rank per dimension
+    [dimensions] = [d.value for d in by_dimension.main.dataframe if "style rank" in d.value.columns]
+    assert sorted(dimensions["style rank"].dropna()) == list(range(1, 13))
     assert by_game["chat rank"].min() == 1
 
 
