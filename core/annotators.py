@@ -9,6 +9,7 @@ fails either rule.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -68,12 +69,18 @@ def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def apply_policy(votes: pd.DataFrame, policy: str = "exclude") -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Votes after the annotator policy: keep all, exclude the unqualified, or down-weight them."""
+def apply_policy(votes: pd.DataFrame, policy: str = "exclude", unqualified: Iterable[str] | None = None
+                 ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Votes after the annotator policy: keep all, exclude the unqualified, or down-weight them.
+    ``unqualified``: the annotators already found unqualified on these votes (skips assessing them again,
+    e.g. for a subset of the columns of votes that were assessed)."""
     if policy not in POLICIES:
         raise ValueError(f"--annotators must be one of {', '.join(POLICIES)}, not {policy!r}")
-    quality = annotator_quality(votes)
-    bad = set(quality.loc[quality["status"] == "unqualified", "annotator_id"])
+    if unqualified is None:
+        quality = annotator_quality(votes)
+        bad = set(quality.loc[quality["status"] == "unqualified", "annotator_id"])
+    else:
+        bad = set(unqualified)
     if bad:
         codes, names = _codes(votes["annotator_id"].fillna("") if not isinstance(
             votes["annotator_id"].dtype, pd.CategoricalDtype) else votes["annotator_id"])

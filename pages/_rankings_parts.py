@@ -65,16 +65,18 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, seed: int,
-                   annotators: str, by: str) -> dict | str:
-    """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not."""
+                   annotators: str, unqualified: tuple[str, ...], by: str) -> dict | str:
+    """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
+    ``unqualified``: the annotators :func:`compute` found unqualified (not assessed twice)."""
     votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
-    kept, _ = apply_policy(votes[[c for c in RANKING_COLUMNS if c in votes.columns]], annotators)
+    # Only what the policy and the fit read: every row filter below copies each column of a million rows.
+    fit_columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
+    slim = votes[[c for c in (*fit_columns, "annotator_id", "is_golden", by) if c in votes.columns]]
+    kept, _ = apply_policy(slim, annotators, unqualified=unqualified)
     used = without_absent_models(analysed_votes(kept)[0])[0]
-    # Each group's frame holds only what the fit reads: splitting a million rows copies every column.
-    fit_columns = [c for c in ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
-                   if c in used.columns]
     try:
-        return rank_groups(used[[*fit_columns, by]], [by], RankSettings(scheme=scheme, ci="none", seed=seed))
+        return rank_groups(used[[c for c in (*fit_columns, by) if c in used.columns]], [by],
+                           RankSettings(scheme=scheme, ci="none", seed=seed))
     except ValueError as exc:  # RankingError included: shown, not raised
         return str(exc)
 

@@ -129,7 +129,7 @@ for by, tab in zip(group_columns, st.tabs([f"Rank per {group_name(by)}" for by i
         continue
     with tab, st.spinner(f"Ranking per {group_name(by)}…"):
         groups = compute_groups(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, seed,
-                                annotators, by)
+                                annotators, tuple(details.get("unqualified_annotators", ())), by)
     if isinstance(groups, str):
         tab.error(f"No per-{group_name(by)} ranking: {plain(groups)}")
         continue

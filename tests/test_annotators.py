@@ -189,3 +189,15 @@ def test_exclusion_effect_unavailable_is_reported_not_raised():
     votes = pd.DataFrame(annotator_votes("only", 4, 4, 4, 0))  # golden votes only: nothing to rank
     eff = annotator_report.build(votes).exclusion_effect
     assert eff["available"] is False and "reason" in eff
+
+
+def test_a_policy_decided_once_applies_the_same_to_a_column_subset():
+    from core.samples import arena_demo
+
+    votes = arena_demo(n_votes=4000, seed=5)
+    for policy in ("exclude", "downweight", "keep"):
+        full, summary = apply_policy(votes, policy)
+        subset = votes[["model_a", "model_b", "winner", "annotator_id", "weight"]]
+        again, _ = apply_policy(subset, policy, unqualified=summary["unqualified_annotators"])
+        assert summary["unqualified_annotators"]  # the sample's random clickers
+        assert again.index.equals(full.index) and again["weight"].equals(full["weight"])
