@@ -27,19 +27,21 @@ def prefetch_vote_pages(dataset: Dataset, filters: Filters) -> None:
     jobs = [(compute_bias, st.session_state.get("bias_alpha", 0.05))]
     if "annotator_id" in dataset.columns:
         jobs.append((compute_annotators, st.session_state.get("annotators_alpha", 0.05)))
+    todo = []
     for compute, alpha in jobs:
         key = (compute.__name__, db, dataset.id, dataset.sha256, filters, float(alpha))
         with _lock:
             if key in _started:
                 continue
             _started.add(key)
-        args = (db, dataset.id, dataset.sha256, filters, float(alpha))
-        threading.Thread(target=_quietly, args=(compute, args), name=f"prefetch-{compute.__name__}",
-                         daemon=True).start()
+        todo.append((compute, (db, dataset.id, dataset.sha256, filters, float(alpha))))
+    if todo:  # one thread, one job after the other: the least competition with the page being used
+        threading.Thread(target=_quietly, args=(todo,), name="prefetch", daemon=True).start()
 
 
-def _quietly(compute, args) -> None:
-    try:
-        compute(*args)
-    except Exception:  # noqa: BLE001 - the page itself will compute again and show the error
-        pass
+def _quietly(todo) -> None:
+    for compute, args in todo:
+        try:
+            compute(*args)
+        except Exception:  # noqa: BLE001 - the page itself will compute again and show the error
+            pass
