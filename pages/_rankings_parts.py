@@ -14,7 +14,7 @@ from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
 from core.rank_run import rank_groups
-from core.ranking import Ranking, RankSettings, analysed_votes, rank_votes, without_absent_models
+from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
 from pages._shared import load_dataset
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
@@ -45,15 +45,21 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     # The annotator policy is decided once, on all votes (as rank_input does); every fit below reuses it.
     kept, summary = apply_policy(votes, annotators)
-    ranking = rank_votes(kept, settings)
-    ranking = replace(ranking, details={**ranking.details, **summary})
-    used = without_absent_models(analysed_votes(kept)[0])[0]
+    analysed, n_golden = analysed_votes(kept)
+    if len(analysed) == 0:
+        rank_votes(kept, settings)  # raises the error that says why there is nothing to rank
+    # Golden questions and models without votes leave once (a million-row copy each), not once per fit;
+    # the details say what left, as rank_votes would.
+    used, unrated = without_absent_models(analysed)
+    ranking = rank_votes(used, settings)
+    details = {**ranking.details, "golden_votes_excluded": n_golden, **summary}
+    ranking = replace(ranking, details={**details, **({"models_without_votes": unrated} if unrated else {})})
     cells = compress_votes(used)
     order = [r.model for r in ranking.rows if r.model in cells.models]
     if scheme in ELO_SCHEMES:
         elo = pd.Series({r.model: r.rating for r in ranking.rows})
-    else:
-        plain = rank_votes(used, RankSettings(ci="none"))
+    else:  # the predicted matrix needs BT ratings: a plain fit of the same cells (no pass over the votes)
+        plain = rank_cells(cells, RankSettings(ci="none"))
         elo = pd.Series({r.model: r.rating for r in plain.rows})
     elo = elo.reindex(order)
     matrices = {
