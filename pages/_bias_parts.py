@@ -44,12 +44,20 @@ def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, a
     return out
 
 
+def verdict(test, what: str = "") -> bool:
+    """A diagnostic's verdict (when it has one), or why it could not run; True when it ran."""
+    if isinstance(test, Unavailable):
+        st.info(f"{what} not available: {test.reason}." if what else f"Not available: {test.reason}.")
+        return False
+    if hasattr(test, "verdict"):
+        st.markdown(test.verdict)
+    return True
+
+
 def model_shares(test, alpha: float, share_label: str, what: str, key: str) -> bool:
     """A per-model exposure test: its verdict and the share chart (or why it is not available)."""
-    if isinstance(test, Unavailable):
-        st.info(f"{what} not available: {test.reason}.")
+    if not verdict(test, what):
         return False
-    st.markdown(test.verdict)
     st.plotly_chart(model_share_chart(test.per_model, test.p0, alpha, share_label,
                                       f"Share of each model's appearances {share_label}"), key=key)
     return True

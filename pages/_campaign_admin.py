@@ -143,15 +143,22 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
 
 
 def _publish(name: str) -> None:
+    dataset = _republish(name, "Not published")
+    if dataset is not None:
+        plural = "s" if dataset.rows != 1 else ""
+        st.session_state[FLASH] = f"{dataset.rows:,} vote{plural} published as dataset '{dataset.name}' (now active)."
+        st.rerun()
+
+
+def _republish(name: str, failure: str) -> Dataset | None:
+    """Publish the campaign's votes and make the new snapshot active after the rerun; None on error (shown)."""
     try:
         dataset = publish(default_db_path(), name)
     except (CampaignError, InputError) as exc:
-        st.error(f"Not published: {plain(exc)}")
-        return
+        st.error(f"{failure}: {plain(exc)}")
+        return None
     select_after_rerun(dataset.id)
-    plural = "s" if dataset.rows != 1 else ""
-    st.session_state[FLASH] = f"{dataset.rows:,} vote{plural} published as dataset '{dataset.name}' (now active)."
-    st.rerun()
+    return dataset
 
 
 def refresh_control(dataset: Dataset | None) -> None:
@@ -161,10 +168,5 @@ def refresh_control(dataset: Dataset | None) -> None:
         return
     if st.button("Refresh campaign votes", key="campaign_refresh", icon=":material/refresh:",
                  help=f"re-publish the votes of campaign '{name}' and analyse the new snapshot"):
-        try:
-            fresh = publish(default_db_path(), name)
-        except (CampaignError, InputError) as exc:
-            st.error(f"Not refreshed: {plain(exc)}")
-            return
-        select_after_rerun(fresh.id)
-        st.rerun()
+        if _republish(name, "Not refreshed") is not None:
+            st.rerun()

@@ -3,11 +3,11 @@ rankings after stratified and inverse-propensity corrections."""
 
 import streamlit as st
 
-from core.bias import Unavailable
 from core.charts.bias import length_curve
 from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scatter
 from core.store import default_db_path
-from pages._bias_parts import CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles
+from pages._bias_parts import (CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles,
+                               verdict)
 from pages._filters import active_filters
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
@@ -49,37 +49,24 @@ position, exposure, length, pairing, corrected, ipw = st.tabs(
     on_change="rerun")
 if position.open:
     with position:
-        if isinstance(report.position, Unavailable):
-            st.info(f"Not available: {report.position.reason}.")
-        else:
-            st.markdown(report.position.verdict)
+        if verdict(report.position):
             st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
                        f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
         model_shares(report.model_position, alpha, "on the left", "Per-model positions", "bias_left_chart")
 if exposure.open:
     with exposure:
-        if isinstance(report.order, Unavailable):
-            st.info(f"Order (fatigue) test not available: {report.order.reason}.")
-        else:
-            st.markdown(report.order.verdict)
+        verdict(report.order, "Order (fatigue) test")
         if model_shares(report.time_exposure, alpha, "early in a session", "Time exposure", "bias_early_chart"):
             st.caption(f"Expected share {report.time_exposure.p0:.3f} = the share of all votes cast early (before "
                        "the median time of the data).")
 if length.open:
     with length:
-        if isinstance(report.length, Unavailable):
-            st.info(f"Not available: {report.length.reason}.")
-        else:
-            st.markdown(report.length.verdict)
-            points = result["length"]
-            st.plotly_chart(length_curve(*points, report.length.fit, alpha=alpha), key="bias_length_chart")
+        if verdict(report.length):
+            st.plotly_chart(length_curve(*result["length"], report.length.fit, alpha=alpha), key="bias_length_chart")
 if pairing.open:
     with pairing:
         test = report.pairing
-        if isinstance(test, Unavailable):
-            st.info(f"Not available: {test.reason}.")
-        else:
-            st.markdown(test.verdict)
+        if verdict(test):
             st.caption(f"{test.n_pairs:,} pairs · {test.zero_pairs:,} never compared · battles per pair from "
                        f"{test.min_count:,} to {test.max_count:,}.")
             st.plotly_chart(battle_heatmap(result["battles"], title="Battles per pair"), key="bias_pairing_chart")
@@ -99,9 +86,7 @@ if corrected.open:
 if ipw.open:
     with ipw:
         s = report.ipw
-        if isinstance(s, Unavailable):
-            st.info(f"Not available: {s.reason}.")
-        else:
+        if verdict(s):
             a, b, c, d = st.columns(4)
             a.metric("Kish effective sample size", f"{s.n_eff:,.0f}", help="(Σw)² / Σw²: the votes the weighted "
                      "data is worth.")
