@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.choices import POLICIES
 from core.intervals import wilson_array
 
 MIN_GOLDEN = 3
@@ -22,7 +23,6 @@ MIN_GOLDEN_ACCURACY = 0.60
 FAST_SECONDS = 3.0
 MAX_FAST_RATE = 0.30
 DOWNWEIGHT = 0.5  # METHODS §7 option: unqualified votes count half
-POLICIES = ("keep", "exclude", "downweight")
 
 
 def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

@@ -1,6 +1,10 @@
 """The ``evalboard`` command line: rank, leaderboard, ingest files into the store, manage datasets.
 
 Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 1 other.
+
+Building the parser imports only the standard library and :mod:`core.choices`: each command imports
+what it uses when it runs, so ``--help`` answers at once and a command loads no other command's
+libraries (tests/test_cli_imports.py keeps it so).
 """
 
 from __future__ import annotations
@@ -11,15 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.annotators import POLICIES
-from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
-from core.leaderboard import RANK_BY, LeaderboardSettings, aggregate
-from core.leaderboard_report import to_json as leaderboard_json
-from core.leaderboard_report import full_markdown as leaderboard_markdown
-from core.rank_report import to_csv, to_json, to_markdown
-from core.rank_run import parse_by, rank_input
-from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings
-from core.store import DatasetNotFound, Store
+from core.choices import CI_METHODS, POLICIES, RANK_BY, READ_KINDS, SCHEMES, TIE_MODELS
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
@@ -126,6 +122,8 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
 
 def read_input(args: argparse.Namespace) -> tuple[str, object]:
     """(kind, frame) of a file, or of a stored dataset when no such file exists."""
+    from core.io import InputError, Problem, load, load_lm_eval, parse_pairs
+
     path = Path(args.votes)
     if path.is_dir() or args.kind == "lm_eval":
         loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc")
@@ -134,6 +132,8 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
         loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
                       outcomes=parse_pairs(args.outcome, "--outcome"))
         return loaded.kind, loaded.frame
+    from core.store import DatasetNotFound, Store
+
     with Store(args.db) as store:
         try:
             info = store.dataset(args.votes)
@@ -146,10 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except InputError as exc:
+    except _loaded_error("core.io.problems", "InputError") as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID
-    except DatasetNotFound as exc:
+    except _loaded_error("core.store.database", "DatasetNotFound") as exc:
         print(f"evalboard: {exc}", file=sys.stderr)
         return EXIT_INVALID
     except ValueError as exc:  # a malformed option value (e.g. --map without '=')
@@ -160,7 +160,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def _loaded_error(module: str, name: str) -> type[BaseException] | tuple[()]:
+    """The exception class ``module.name`` when a command has imported that module (only then can it
+    have been raised), else an empty tuple, which matches nothing: main catches a command's errors
+    without importing modules the command did not need."""
+    loaded = sys.modules.get(module)
+    return getattr(loaded, name) if loaded is not None else ()
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from core.io import load, load_lm_eval, parse_pairs
+    from core.store import Store
+
     paths = [Path(f) for f in args.files]
     lm_eval = args.kind == "lm_eval" or len(paths) > 1 or any(p.is_dir() for p in paths)
     if lm_eval:
@@ -177,6 +188,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
+    from core.io import parse_pairs
+    from core.rank_report import to_csv, to_json, to_markdown
+    from core.rank_run import parse_by, rank_input
+    from core.ranking import RankSettings
+
     anchor = None
     if args.anchor:
         name, rating = next(iter(parse_pairs([args.anchor], "--anchor").items()))
@@ -194,6 +210,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from core.io import InputError, Problem
+    from core.leaderboard import LeaderboardSettings, aggregate
+    from core.leaderboard_report import full_markdown as leaderboard_markdown
+    from core.leaderboard_report import to_json as leaderboard_json
+
     settings = LeaderboardSettings(args.rank_by, args.bootstrap, args.alpha, args.seed, args.stratified, args.metric)
     kind, frame = read_input(args)
     if kind != "eval_runs":
@@ -205,6 +226,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _votes_input(args: argparse.Namespace):
+    from core.io import InputError, Problem
+
     kind, frame = read_input(args)
     if kind != "votes":
         raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}; these diagnostics need "
@@ -250,6 +273,8 @@ def write_output(text: str, output: str | None) -> None:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
+    from core.store import Store
+
     with Store(args.db) as store:
         rows = store.datasets()
     if not rows:
@@ -262,6 +287,8 @@ def cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    from core.store import Store
+
     with Store(args.db) as store:
         info = store.delete(args.dataset)
     print(f"deleted dataset '{info.name}' (id {info.id}, {info.rows:,} rows)")
@@ -270,6 +297,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_samples(args: argparse.Namespace) -> int:
     from core.demo import ensure_samples
+    from core.store import Store
 
     with Store(args.db) as store:
         for result in ensure_samples(store):
@@ -277,9 +305,9 @@ def cmd_samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# The human-evaluation workflow's commands live beside their logic: each module's
-# ``add_commands(subparsers)`` adds its subcommands and returns {name: handler(args) -> exit status}.
-WORKFLOW_COMMANDS: tuple[str, ...] = ("core.collect.cli", "core.campaign.cli", "core.evalset.cli")
+# The human-evaluation workflow's commands (core.commands): each module's ``add_commands(subparsers)``
+# adds its subcommands and returns {name: handler(args) -> exit status}.
+WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.collect", "core.commands.campaign", "core.commands.evalset")
 
 COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
             "report": cmd_report,

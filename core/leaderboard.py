@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.bootstrap import percentile_interval
+from core.choices import RANK_BY
 from core.friedman import FriedmanResult, friedman
 from core.task_bootstrap import EPS, RankCI, SubsetDraws, rank_summary, task_wins
 
@@ -30,7 +31,6 @@ __all__ = ["RANK_BY", "Leaderboard", "LeaderboardError", "LeaderboardRow", "Lead
            "ScoreMatrix", "aggregate", "bootstrap_intervals", "pivot", "point_estimates", "rank_one_probability",
            "ranking_order", "score_matrix"]
 
-RANK_BY = ("mean", "win_rate")
 PAIR_CHUNK = 1024  # pairs whose (B, chunk) replicate differences are held at once (8 MB at B = 1000)
 
 

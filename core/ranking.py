@@ -16,13 +16,10 @@ import pandas as pd
 from core import bradley_terry as bt
 from core.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
     rank_interval, ranks_of
+from core.choices import CI_METHODS, SCHEMES, TIE_MODELS
 from core.intervals import z_value
 from core.pairwise import Cells, compress_votes, win_matrix
 from core.winrate import win_rates
-
-SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted")
-TIE_MODELS = ("half", "davidson")
-CI_METHODS = ("bootstrap", "sandwich", "none")
 
 
 class RankingError(ValueError):

@@ -15,7 +15,7 @@ import pytest
 
 from core.campaign.inputs import read_answers
 from core.cli import main
-from core.collect.cli import TerminalProgress
+from core.commands.collect import TerminalProgress
 from core.collect.results import ModelProgress, Progress
 from core.collect.store import CollectStore
 from tests.fake_openai import FakeOpenAI, Fault

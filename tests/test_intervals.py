@@ -52,6 +52,19 @@ def test_z_value_matches_methods_0():
     assert z_value(0.05) == pytest.approx(1.959963984540054, abs=1e-15)
 
 
+def test_z_value_equals_scipy_normal_quantile():
+    # z_value uses the standard library's quantile (no scipy.stats import); it must give scipy's numbers
+    # over the whole range of alpha, tails included.
+    from scipy.stats import norm
+
+    alphas = np.concatenate([[1e-12, 1e-9, 1e-6, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 0.9, 0.999999],
+                             np.random.default_rng(0).uniform(0.0, 1.0, 2000)])
+    alphas = alphas[(alphas > 0) & (alphas < 1)]
+    ours = np.array([z_value(a) for a in alphas])
+    assert_allclose(ours, norm.ppf(1.0 - alphas / 2.0), rtol=0, atol=ATOL_PEER)
+    assert isinstance(z_value(np.float64(0.05)), float)
+
+
 @pytest.mark.parametrize(("x", "n", "plain", "corrected"), METHODS_1_TABLE, ids=TABLE_IDS)
 def test_wilson_matches_methods_1_table(x, n, plain, corrected):
     # METHODS §1 table, Wilson column.

@@ -23,12 +23,11 @@ from pathlib import Path
 import pandas as pd
 
 from core.campaign.inputs import pair_items
+from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
 from core.cleaning import CleaningRules, clean_answer
 from core.schema import DEFAULT_DIMENSION
 
 BUSY_TIMEOUT_MS = 10_000
-DEFAULT_GOLDEN_RATE = 0.1
-DEFAULT_TARGET = 100
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS campaign_campaigns (

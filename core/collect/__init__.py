@@ -8,7 +8,7 @@ provider's limits, resumable, written to the store as answers arrive.
 - :mod:`core.collect.store` — the ``collect_*`` tables (resume without duplicates);
 - :mod:`core.collect.summary`, :mod:`core.collect.export` — the end-of-run summary and the answers file
   a voting campaign reads;
-- :mod:`core.collect.cli` — ``evalboard collect run|status|export``.
+- :mod:`core.commands.collect` — ``evalboard collect run|status|export``.
 """
 
 from core.collect.config import (

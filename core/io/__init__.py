@@ -24,13 +24,11 @@ from core.io.read import RawFile, open_source, read_json_document, read_table
 from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
     runs_from_wide
 from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_from_frame
-from core.schema import KINDS, RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
+from core.choices import READ_KINDS
+from core.schema import RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
 
 __all__ = ["READ_KINDS", "InputError", "Loaded", "Problem", "detect_kind", "load", "load_lm_eval", "open_source",
            "parse_pairs"]
-
-# What ``kind=`` accepts: the stored kinds plus the two EvalRun shapes that are read differently.
-READ_KINDS = (*KINDS, "eval_runs_wide", "lm_eval")
 
 
 @dataclass(frozen=True)

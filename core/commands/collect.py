@@ -16,18 +16,12 @@ import argparse
 import os
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from core.cleaning import CleaningRules
-from core.collect.config import load_models
-from core.collect.dispatch import RunSettings, collect
-from core.collect.export import write_answers
-from core.collect.queries import load_queries
-from core.collect.results import Progress, format_seconds
-from core.collect.store import CollectStore, RunMismatch, RunNotFound
-from core.collect.summary import summarize, to_json, to_text
-from core.llm import run_sync
-from core.store import default_db_path
+# Only the standard library at import: `evalboard --help` builds this parser, so each action imports
+# the collector (openai, pandas …) when it runs.
+if TYPE_CHECKING:
+    from core.collect.results import Progress
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 
@@ -85,6 +79,8 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
+    from core.collect.store import RunMismatch, RunNotFound
+
     try:
         return {"run": _run, "status": _status, "export": _export}[args.collect_action](args)
     except (RunNotFound, RunMismatch) as exc:
@@ -93,6 +89,16 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from core.cleaning import CleaningRules
+    from core.collect.config import load_models
+    from core.collect.dispatch import RunSettings, collect
+    from core.collect.queries import load_queries
+    from core.collect.results import format_seconds
+    from core.collect.store import CollectStore
+    from core.collect.summary import summarize, to_text
+    from core.llm import run_sync
+    from core.store import default_db_path
+
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be a positive integer")
     config = load_models(args.models)
@@ -114,6 +120,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from core.collect.store import CollectStore
+    from core.collect.summary import summarize, to_json, to_text
+    from core.store import default_db_path
+
     with CollectStore(args.db or default_db_path()) as store:
         if not args.run:
             runs = store.runs()
@@ -129,6 +139,10 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from core.collect.export import write_answers
+    from core.collect.store import CollectStore
+    from core.store import default_db_path
+
     with CollectStore(args.db or default_db_path()) as store:
         answers = write_answers(store, args.run, args.output, game_id=args.game_id, include_raw=args.raw)
     note = f" ({answers.left_out_empty:,} empty after cleaning left out)" if answers.left_out_empty else ""

@@ -6,12 +6,10 @@ import argparse
 import json
 from contextlib import closing
 
-from core.campaign.inputs import read_answers, read_golden
-from core.campaign.publish import publish
-from core.campaign.store import (DEFAULT_GOLDEN_RATE, DEFAULT_TARGET, CampaignError, connect, create_campaign,
-                                 get_campaign, issue_tokens, list_campaigns, progress, revoke_token)
-from core.cleaning import CleaningRules
-from core.store import default_db_path
+from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
+
+# Only light modules at import: `evalboard --help` builds this parser, so each action imports the
+# campaign store (pandas …) when it runs.
 
 RULES = ("urls", "citations", "emoji", "whitespace")
 
@@ -57,6 +55,10 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
+    from core.campaign.publish import publish
+    from core.campaign.store import connect
+    from core.store import default_db_path
+
     db = args.db or default_db_path()
     if args.campaign_action == "publish":
         dataset = publish(db, args.name)
@@ -75,6 +77,10 @@ def _names(text: str | None) -> list[str]:
 
 
 def _create(conn, args: argparse.Namespace) -> int:
+    from core.campaign.inputs import read_answers, read_golden
+    from core.campaign.store import CampaignError, create_campaign, issue_tokens
+    from core.cleaning import CleaningRules
+
     answers = read_answers(args.answers)
     golden = read_golden(args.golden) if args.golden else None
     rate = args.golden_rate if args.golden_rate is not None else (DEFAULT_GOLDEN_RATE if golden is not None else 0.0)
@@ -93,6 +99,8 @@ def _create(conn, args: argparse.Namespace) -> int:
 
 
 def _tokens(conn, args: argparse.Namespace) -> int:
+    from core.campaign.store import get_campaign, issue_tokens, progress, revoke_token
+
     campaign = get_campaign(conn, args.name)
     if args.revoke:
         label = revoke_token(conn, campaign, args.revoke)
@@ -114,6 +122,8 @@ def _print_tokens(issued) -> None:
 
 
 def _status(conn, args: argparse.Namespace) -> int:
+    from core.campaign.store import get_campaign, list_campaigns, progress
+
     if not args.name:
         campaigns = list_campaigns(conn)
         if args.format == "json":

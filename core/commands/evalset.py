@@ -17,12 +17,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.evalset.pipeline import build
-from core.evalset.pool import read_pool
-from core.evalset.results import checks, eval_set, to_csv, to_jsonl, write_outputs
-from core.evalset.settings import BuildSettings, ModelConfig, parse_slices
-from core.evalset.store import EvalSetNotFound, list_sets, load, save
+# Only the standard library at import: `evalboard --help` builds this parser, so each action imports
+# the builder (numpy, pandas, openai …) when it runs.
+if TYPE_CHECKING:
+    from core.evalset.settings import ModelConfig
 
 EXIT_OK, EXIT_INVALID = 0, 2
 
@@ -74,6 +74,8 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 
 def model_config(args: argparse.Namespace) -> ModelConfig | None:
+    from core.evalset.settings import ModelConfig
+
     if not args.base_url and not args.model:
         if args.embed_model:
             raise ValueError("--embed-model needs --base-url and --model")
@@ -87,6 +89,12 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from core.evalset.pipeline import build
+    from core.evalset.pool import read_pool
+    from core.evalset.results import checks, eval_set, write_outputs
+    from core.evalset.settings import BuildSettings, parse_slices
+    from core.evalset.store import save
+
     if args.size < 1:
         raise ValueError("--size must be a positive integer")
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
@@ -113,6 +121,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from core.evalset.results import to_csv, to_jsonl
+    from core.evalset.store import EvalSetNotFound, load
+
     try:
         info, table = load(args.name, args.db)
     except EvalSetNotFound as exc:
@@ -136,6 +147,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from core.evalset.store import list_sets
+
     sets = list_sets(args.db)
     if not sets:
         print("no eval sets stored; build one with: evalboard evalset build POOL --size N")
