@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, newton_pairs, strong_components
+from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
 from core.pairwise import Cells, merge_sides, pair_counts, win_matrix
 
 DEFAULT_REPLICATES = 1000
@@ -99,7 +99,7 @@ def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPL
     cells = merge_sides(cells)  # BT does not see seating: same distribution, half the draws
     k = cells.n_models
     full_pattern = win_matrix(cells) > 0
-    full_identifiable = strong_components(full_pattern.astype(float)) == 1
+    full_identifiable = is_strongly_connected(full_pattern)
     start = np.where(np.isfinite(theta), theta, 0.0)
     # Several batches even when memory would allow one, so drawing and fitting overlap.
     batch = max(1, min(REPLICATES_PER_BATCH_CELLS // max(1, k * k), -(-replicates // PIPELINE_BATCHES)))
@@ -136,7 +136,7 @@ def _identifiable(i, j, wins, n, k, full_pattern: np.ndarray, full_identifiable:
         graph = np.zeros((k, k))
         graph[i, j] = beats[b]
         graph[j, i] = beaten[b]
-        out[b] = strong_components(graph) == 1
+        out[b] = is_strongly_connected(graph)
     return out
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 ELO_SCALE = 400.0 / np.log(10.0)
 ELO_BASE = 1500.0
@@ -75,11 +73,72 @@ def strong_components(w: np.ndarray) -> int:
     """Number of strongly connected components of the graph with an edge i -> j when W[i, j] > 0.
 
     A finite MLE exists, unique up to scale, iff this is 1 (Ford 1957; Hunter 2004, Assumption 1).
+    Tarjan's algorithm (iterative), O(K + edges); plain Python because K is the number of models, and
+    scipy.sparse.csgraph would cost more to import than this costs to run.
     """
-    if len(w) == 0:
-        return 0
-    n, _ = connected_components(w > 0, directed=True, connection="strong")
-    return int(n)
+    edges = np.asarray(w) > 0
+    k = len(edges)
+    if is_strongly_connected(edges):
+        return 1 if k else 0
+    successors = [np.flatnonzero(row).tolist() for row in edges]
+    index = [-1] * k  # discovery order
+    low = [0] * k
+    on_stack = [False] * k
+    stack: list[int] = []
+    count = counter = 0
+    for root in range(k):
+        if index[root] >= 0:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, 0)]  # (node, next successor to visit)
+        while work:
+            node, next_edge = work[-1]
+            if next_edge < len(successors[node]):
+                work[-1] = (node, next_edge + 1)
+                succ = successors[node][next_edge]
+                if index[succ] < 0:
+                    index[succ] = low[succ] = counter
+                    counter += 1
+                    stack.append(succ)
+                    on_stack[succ] = True
+                    work.append((succ, 0))
+                elif on_stack[succ]:
+                    low[node] = min(low[node], index[succ])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:  # node roots a component: pop it
+                count += 1
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    if member == node:
+                        break
+    return count
+
+
+def is_strongly_connected(w: np.ndarray) -> bool:
+    """Whether every model reaches every other along edges i -> j (W[i, j] > 0): model 0 reaches all,
+    and all reach model 0. Breadth-first, one vectorised step per level."""
+    edges = np.asarray(w) > 0
+    k = len(edges)
+    if k == 0:
+        return False
+    for graph in (edges, edges.T):
+        reached = np.zeros(k, dtype=bool)
+        reached[0] = True
+        frontier = reached.copy()
+        while frontier.any():
+            frontier = graph[frontier].any(axis=0) & ~reached
+            reached |= frontier
+        if not reached.all():
+            return False
+    return True
 
 
 def mm(w: np.ndarray, prior: float = 0.0, tol: float = MM_TOL, max_iter: int = MM_MAX_ITER
@@ -224,15 +283,11 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
     free = slice(0, k) if prior > 0 else slice(1, k)
     if prior == 0:
         theta -= theta[:, :1]
-    # Work pair-major, (P, B): rows are gathered by pair and the sparse products read contiguous
-    # columns (a batch-major layout made scipy copy every operand, about a third of the time).
+    # Work pair-major, (P, B): rows are gathered by pair, and per-model sums read whole rows.
     wins_t = np.ascontiguousarray(np.asarray(wins, dtype=np.float64).T)
     n_t = np.ascontiguousarray(np.asarray(n, dtype=np.float64).T)
     theta_t = np.ascontiguousarray(theta.T)
-    # Pair -> model incidence (+1 first model, −1 second), sparse: 2 entries per pair, not K.
-    rows = np.concatenate([np.arange(len(i)), np.arange(len(i))])
-    incidence_t = csr_matrix((np.r_[np.ones(len(i)), -np.ones(len(i))], (np.r_[i, j], rows)), shape=(k, len(i)))
-    degree_t = abs(incidence_t)
+    rounds = _model_pair_rounds(i, j, k)
     # The information matrix is built only over the free parameters: pairs touching a fixed θ_0
     # add to the other model's diagonal alone.
     first = free.start
@@ -248,13 +303,13 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
         th = theta_t if every else theta_t[:, act]
         w_act, n_act = (wins_t, n_t) if every else (wins_t[:, act], n_t[:, act])
         p = 1.0 / (1.0 + np.exp(th[j] - th[i]))  # P(i beats j), (P, B)
-        grad = incidence_t @ (w_act - n_act * p)  # (K, B)
+        grad = _sum_over_pairs(rounds, w_act - n_act * p, k, signed=True)  # (K, B)
         curv = n_act * p * (1.0 - p)
         info = np.zeros((len(act), size, size))
         inner_curv = curv[inner].T
         info[:, fi, fj] = -inner_curv
         info[:, fj, fi] = -inner_curv
-        info[:, diag_index, diag_index] = (degree_t @ curv)[first:].T
+        info[:, diag_index, diag_index] = _sum_over_pairs(rounds, curv, k, signed=False)[first:].T
         if prior > 0:
             sig = 1.0 / (1.0 + np.exp(-th))
             grad += prior * (1.0 - 2.0 * sig)
@@ -269,6 +324,31 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
             break
     theta = theta_t.T.copy()
     return theta, converged, iterations
+
+
+def _model_pair_rounds(i: np.ndarray, j: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The pairs of each model in ascending pair order, dealt out in rounds: round t holds (models,
+    their t-th pair, +1 where the model is the pair's first and −1 where it is the second)."""
+    p = len(i)
+    model = np.concatenate([i, j]).astype(np.int64)
+    pair = np.concatenate([np.arange(p), np.arange(p)])
+    sign = np.concatenate([np.ones(p), -np.ones(p)])
+    order = np.lexsort((pair, model))
+    model, pair, sign = model[order], pair[order], sign[order]
+    position = np.arange(len(model)) - np.searchsorted(model, model)  # t: the pair's place in its model's list
+    by_round = np.argsort(position, kind="stable")
+    bounds = np.searchsorted(position[by_round], np.arange(1, position.max(initial=-1) + 2))
+    return [(model[r], pair[r], sign[r]) for r in np.split(by_round, bounds[:-1])]
+
+
+def _sum_over_pairs(rounds, values: np.ndarray, k: int, signed: bool) -> np.ndarray:
+    """(K, B): per model, the sum of ``values`` (P, B) over its pairs (sign ±1 as first/second model
+    when ``signed``). Each model adds its pairs one at a time in ascending pair order, which is the
+    order, and so gives the very floating-point sums, of a sparse incidence-matrix product."""
+    out = np.zeros((k, values.shape[1]))
+    for models, pairs, signs in rounds:
+        out[models] += values[pairs] * signs[:, None] if signed else values[pairs]
+    return out
 
 
 def covariance(left: np.ndarray, right: np.ndarray, s: np.ndarray, count: np.ndarray, weight: np.ndarray,

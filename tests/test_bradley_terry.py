@@ -233,6 +233,41 @@ def test_strong_components_of_small_graphs():
     assert bt.strong_components(np.zeros((3, 3))) == 3
     cycle = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=float)
     assert bt.strong_components(cycle) == 1  # a cycle is strongly connected although nobody beat everyone
+    assert not bt.is_strongly_connected(np.zeros((0, 0))) and bt.is_strongly_connected(np.zeros((1, 1)))
+
+
+def test_strong_components_equal_scipy_on_random_graphs():
+    # Cross-check against scipy.sparse.csgraph (which the ranking path no longer imports): counts, and
+    # the strongly-connected test the bootstrap uses, on sparse to dense random graphs.
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(3)
+    for _ in range(500):
+        k = int(rng.integers(1, 30))
+        w = (rng.random((k, k)) < rng.uniform(0.0, 0.5)) * rng.uniform(0.5, 3.0, (k, k))
+        np.fill_diagonal(w, 0.0)
+        expected, _ = connected_components(w > 0, directed=True, connection="strong")
+        assert bt.strong_components(w) == expected
+        assert bt.is_strongly_connected(w) == (expected == 1)
+
+
+def test_newton_sums_over_pairs_equal_a_sparse_incidence_product_bit_for_bit():
+    # The per-model sums of newton_pairs add each model's pairs in ascending pair order, as the sparse
+    # incidence product they replace does: the same floating-point result, so the same ratings.
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        k = int(rng.integers(2, 40))
+        i, j = np.triu_indices(k, 1)
+        keep = rng.random(len(i)) < rng.uniform(0.2, 1.0)
+        i, j = i[keep], j[keep]
+        values = rng.normal(size=(len(i), int(rng.integers(1, 50)))) * 10.0 ** rng.uniform(-8, 8, (len(i), 1))
+        rows = np.concatenate([np.arange(len(i)), np.arange(len(i))])
+        incidence = csr_matrix((np.r_[np.ones(len(i)), -np.ones(len(i))], (np.r_[i, j], rows)), shape=(k, len(i)))
+        rounds = bt._model_pair_rounds(i, j, k)
+        assert_array_equal(bt._sum_over_pairs(rounds, values, k, signed=True), incidence @ values)
+        assert_array_equal(bt._sum_over_pairs(rounds, values, k, signed=False), abs(incidence) @ values)
 
 
 # --- Convergence and input checks -----------------------------------------------------------------
