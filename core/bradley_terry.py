@@ -303,13 +303,13 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
         th = theta_t if every else theta_t[:, act]
         w_act, n_act = (wins_t, n_t) if every else (wins_t[:, act], n_t[:, act])
         p = 1.0 / (1.0 + np.exp(th[j] - th[i]))  # P(i beats j), (P, B)
-        grad = _sum_over_pairs(rounds, w_act - n_act * p, k, signed=True)  # (K, B)
         curv = n_act * p * (1.0 - p)
+        grad, degree_curv = _sums_over_pairs(rounds, w_act - n_act * p, curv, k)  # (K, B) each
         info = np.zeros((len(act), size, size))
         inner_curv = curv[inner].T
         info[:, fi, fj] = -inner_curv
         info[:, fj, fi] = -inner_curv
-        info[:, diag_index, diag_index] = _sum_over_pairs(rounds, curv, k, signed=False)[first:].T
+        info[:, diag_index, diag_index] = degree_curv[first:].T
         if prior > 0:
             sig = 1.0 / (1.0 + np.exp(-th))
             grad += prior * (1.0 - 2.0 * sig)
@@ -341,14 +341,19 @@ def _model_pair_rounds(i: np.ndarray, j: np.ndarray, k: int) -> list[tuple[np.nd
     return [(model[r], pair[r], sign[r]) for r in np.split(by_round, bounds[:-1])]
 
 
-def _sum_over_pairs(rounds, values: np.ndarray, k: int, signed: bool) -> np.ndarray:
-    """(K, B): per model, the sum of ``values`` (P, B) over its pairs (sign ±1 as first/second model
-    when ``signed``). Each model adds its pairs one at a time in ascending pair order, which is the
-    order, and so gives the very floating-point sums, of a sparse incidence-matrix product."""
-    out = np.zeros((k, values.shape[1]))
+def _sums_over_pairs(rounds, signed: np.ndarray, plain: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per model, (K, B) each: the sum of ``signed`` (P, B) over its pairs with sign +1 as the pair's
+    first model and −1 as its second, and the plain sum of ``plain`` (P, B). Each model adds its pairs
+    one at a time in ascending pair order, which is the order, and so gives the very floating-point
+    sums, of the sparse incidence-matrix products these replace."""
+    b = signed.shape[1]
+    both = np.concatenate([signed, plain], axis=1)
+    out = np.zeros((k, 2 * b))
     for models, pairs, signs in rounds:
-        out[models] += values[pairs] * signs[:, None] if signed else values[pairs]
-    return out
+        gathered = both[pairs]
+        gathered[:, :b] *= signs[:, None]
+        out[models] += gathered
+    return out[:, :b], out[:, b:]
 
 
 def covariance(left: np.ndarray, right: np.ndarray, s: np.ndarray, count: np.ndarray, weight: np.ndarray,

@@ -21,7 +21,7 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
               "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.details}
     out: dict[str, Any] = {"scheme": s.scheme, "n_votes": ranking.n_votes, "n_models": ranking.n_models,
                            "identifiable": ranking.identifiable, "params": params,
-                           "models": [{f: asdict(r)[f] for f in MODEL_FIELDS} for r in ranking.rows]}
+                           "models": [{f: getattr(r, f) for f in MODEL_FIELDS} for r in ranking.rows]}
     if ranking.covariates:
         out["covariates"] = [asdict(c) for c in ranking.covariates]
     if ranking.plain is not None:
@@ -95,6 +95,5 @@ def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) 
     rows = []
     for key, ranking in items:
         for r in ranking.rows:
-            d = asdict(r)
-            rows.append([*key, *(d[f] for f in MODEL_FIELDS)])
+            rows.append([*key, *(getattr(r, f) for f in MODEL_FIELDS)])
     return csv_table(header, rows)

@@ -265,9 +265,10 @@ def test_newton_sums_over_pairs_equal_a_sparse_incidence_product_bit_for_bit():
         values = rng.normal(size=(len(i), int(rng.integers(1, 50)))) * 10.0 ** rng.uniform(-8, 8, (len(i), 1))
         rows = np.concatenate([np.arange(len(i)), np.arange(len(i))])
         incidence = csr_matrix((np.r_[np.ones(len(i)), -np.ones(len(i))], (np.r_[i, j], rows)), shape=(k, len(i)))
-        rounds = bt._model_pair_rounds(i, j, k)
-        assert_array_equal(bt._sum_over_pairs(rounds, values, k, signed=True), incidence @ values)
-        assert_array_equal(bt._sum_over_pairs(rounds, values, k, signed=False), abs(incidence) @ values)
+        plain = np.abs(values[:, ::-1])
+        signed_sums, plain_sums = bt._sums_over_pairs(bt._model_pair_rounds(i, j, k), values, plain, k)
+        assert_array_equal(signed_sums, incidence @ values)
+        assert_array_equal(plain_sums, abs(incidence) @ plain)
 
 
 # --- Convergence and input checks -----------------------------------------------------------------

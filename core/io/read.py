@@ -135,7 +135,7 @@ def _read_csv(raw: RawFile) -> pd.DataFrame:
     data = raw.data[3:] if raw.data.startswith(b"\xef\xbb\xbf") else raw.data
     if b"\n" not in data:  # a lone header line without a newline: Arrow cannot tell it has no rows
         data += b"\n"
-    header = data.split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+    header = data[:data.find(b"\n")].decode("utf-8").rstrip("\r")  # find, not split: no copy of the rest
     delimiter = "\t" if raw.format == "tsv" or ("\t" in header and "," not in header) else ","
     columns = next(csv.reader([header], delimiter=delimiter), [])
     try:
@@ -143,7 +143,8 @@ def _read_csv(raw: RawFile) -> pd.DataFrame:
             io.BytesIO(data),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in columns}, strings_can_be_null=True,
+                # large_string: the type pandas keeps its text in, so to_pandas copies nothing
+                column_types={c: pa.large_string() for c in columns}, strings_can_be_null=True,
                 # only an empty cell is missing: Arrow's default list ("NA", "null", "N/A" ...) would turn
                 # a model named NA into a missing value
                 null_values=[""], quoted_strings_can_be_null=True),

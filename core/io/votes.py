@@ -64,16 +64,16 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
         if col in frame:
             required = col in ("game_id", "dimension")
             out[col] = parse_names(frame[col], col, problems, required=required, category=True)
-        elif col == "game_id":
-            out[col] = DEFAULT_GAME_ID
-        elif col == "dimension":
-            out[col] = DEFAULT_DIMENSION
+        elif col in ("game_id", "dimension"):  # one category for every row; no million-string column to hash
+            default = DEFAULT_GAME_ID if col == "game_id" else DEFAULT_DIMENSION
+            out[col] = pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8),
+                                                 categories=pd.Index([default], dtype="str"))
     model_a = parse_names(frame["model_a"], "model_a", problems, required=True, category=True)
     model_b = parse_names(frame["model_b"], "model_b", problems, required=True, category=True)
     model_a, model_b = _shared_categories(model_a, model_b)
     same = (model_a.codes == model_b.codes) & (model_a.codes >= 0)
     problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same,
-                 np.asarray(model_a, dtype=object))
+                 model_a)
     out["model_a"], out["model_b"] = model_a, model_b
     out["winner"] = parse_outcomes(frame["winner"], "winner", problems, outcomes)
     if "timestamp" in frame:
