@@ -344,8 +344,8 @@ def _model_pair_rounds(i: np.ndarray, j: np.ndarray, k: int) -> list[tuple[np.nd
 def _sums_over_pairs(rounds, signed: np.ndarray, plain: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Per model, (K, B) each: the sum of ``signed`` (P, B) over its pairs with sign +1 as the pair's
     first model and −1 as its second, and the plain sum of ``plain`` (P, B). Each model adds its pairs
-    one at a time in ascending pair order, which is the order, and so gives the very floating-point
-    sums, of the sparse incidence-matrix products these replace."""
+    one at a time in ascending pair order: the order of a sparse incidence-matrix product, so the sums
+    are bit for bit scipy's (tests/test_bradley_terry.py) without importing scipy."""
     b = signed.shape[1]
     both = np.concatenate([signed, plain], axis=1)
     out = np.zeros((k, 2 * b))
