@@ -15,7 +15,9 @@ process as a user runs it, from the interpreter's start to the output printed:
   comparison.
 
 Runs alternate (ours, evalica, ours, …) so that other load on the machine hits both alike; medians
-over repeats; ratio = evalica / ours.
+over repeats; ratio = evalica / ours. CPU seconds (user + system, all threads) are printed beside the
+wall times: on a busy machine they show what each command costs when the wall clock mostly shows the
+wait for a core.
 
     .venv/bin/python bench/bench_cli.py                          # 1,000,000 votes, 50 models
     .venv/bin/python bench/bench_cli.py --votes 200000 --repeats 3 --help-repeats 5
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -110,17 +113,25 @@ def evalboard_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "core.cli"]
 
 
-def wall(cmd: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process and its threads, standard output) of one command."""
+    cpu, start = children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:3])} … failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return seconds, proc.stdout
+    return seconds, cpu, proc.stdout
 
 
-def median_wall(cmd: list[str], repeats: int) -> float:
-    return statistics.median(wall(cmd)[0] for _ in range(repeats))
+def medians(cmd: list[str], repeats: int) -> tuple[float, float]:
+    """Median wall and median CPU seconds over ``repeats`` runs."""
+    runs = [run(cmd)[:2] for _ in range(repeats)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
 
 
 def main() -> None:
@@ -135,12 +146,12 @@ def main() -> None:
     evalboard = evalboard_command()
 
     print(f"== --help, whole process; medians of {args.help_repeats} runs ==")
-    floor = median_wall([sys.executable, "-c", "pass"], args.help_repeats)
+    print(f"{'':<44}{'wall':>8}  {'CPU':>8}")
     for label, cmd in (("python -c pass (interpreter floor)", [sys.executable, "-c", "pass"]),
                        ("evalboard --help", [*evalboard, "--help"]),
                        ("evalboard rank --help", [*evalboard, "rank", "--help"])):
-        seconds = floor if cmd[-1] == "pass" else median_wall(cmd, args.help_repeats)
-        print(f"{label:<44}{seconds:>8.3f} s")
+        seconds, cpu = medians(cmd, args.help_repeats)
+        print(f"{label:<44}{seconds:>8.3f}  {cpu:>8.3f} s")
 
     with tempfile.TemporaryDirectory() as tmp:
         csv = Path(tmp) / "votes.csv"
@@ -148,12 +159,14 @@ def main() -> None:
         size_mb = csv.stat().st_size / 2**20
         ours_cmd = [*evalboard, "rank", str(csv), "--bootstrap", str(args.bootstrap), "--seed", str(args.seed)]
         peer_cmd = [sys.executable, "-c", EVALICA_RECIPE, str(csv), str(args.bootstrap), str(args.seed)]
-        ours, peer, peer_work, ours_out, peer_out = [], [], [], "", {}
+        ours, peer, ours_cpu, peer_cpu, peer_work, ours_out, peer_out = [], [], [], [], [], "", {}
         for _ in range(args.repeats):
-            seconds, ours_out = wall(ours_cmd)
+            seconds, cpu, ours_out = run(ours_cmd)
             ours.append(seconds)
-            seconds, text = wall(peer_cmd)
+            ours_cpu.append(cpu)
+            seconds, cpu, text = run(peer_cmd)
             peer.append(seconds)
+            peer_cpu.append(cpu)
             peer_out = json.loads(text)
             peer_work.append(peer_out["work"])
 
@@ -163,12 +176,15 @@ def main() -> None:
     d_ci = max(max(abs(rating[m]["ci_low"] - lo), abs(rating[m]["ci_high"] - hi))
                for m, (lo, hi) in peer_out["ci"].items())
     d_true = max(abs(rating[m]["rating"] - t) for m, t in zip(votes["models"], votes["true_elo"]))
-    med_ours, med_peer, med_work = (statistics.median(x) for x in (ours, peer, peer_work))
+    med_ours, med_peer, med_work, cpu_ours, cpu_peer = (statistics.median(x) for x in
+                                                        (ours, peer, peer_work, ours_cpu, peer_cpu))
     print(f"\n== rank: {args.votes:,} votes, {args.models} models ({size_mb:.0f} MB CSV, {peer_out['cells']:,} cells), "
           f"B = {args.bootstrap:,}; medians of {args.repeats} runs ==")
     print(f"{'evalboard rank (whole process)':<52}{med_ours:>8.3f} s")
     print(f"{'evalica recipe (whole process)':<52}{med_peer:>8.3f} s   {med_peer / med_ours:>5.1f}x ours")
     print(f"{'evalica recipe (its work: CSV read → intervals)':<52}{med_work:>8.3f} s   {med_work / med_ours:>5.1f}x ours")
+    print(f"{'CPU seconds (all threads): ours / evalica recipe':<52}{cpu_ours:>8.3f} / {cpu_peer:.3f} s   "
+          f"{cpu_peer / cpu_ours:>5.1f}x ours")
     print(f"{'  of which read / compress / 1 + B fits':<52}{peer_out['read']:>8.3f} / {peer_out['compress']:.3f} / "
           f"{peer_out['fits']:.3f} s (last run)")
     print(f"\nmax |ΔElo| ours vs evalica {d_elo:.2e}; max |ΔCI bound| {d_ci:.2f} (independent draws); "
