@@ -119,8 +119,8 @@ class Store:
 
     def delete(self, dataset: str | int) -> Dataset:
         """Remove a dataset and all its rows (one transaction)."""
-        info = self.dataset(dataset)
         with write_transaction(self.db.conn):
+            info = self.dataset(dataset)
             for table in ("labels", *TYPES_OF_TABLE):
                 self.db.conn.execute(f"DELETE FROM [{table}] WHERE dataset_id = ?", [info.id])
             self.db.conn.execute("DELETE FROM datasets WHERE id = ?", [info.id])
