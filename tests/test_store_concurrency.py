@@ -1,6 +1,7 @@
-"""Publishing while annotators vote: eight voting processes, double submits and publishes at random moments.
+"""Publishing while annotators vote, and publishes at once.
 
-Marked ``stress`` (about 70 s): ``pytest -m stress`` runs it alone; ``make test`` runs it with the rest.
+The eight-process test is marked ``stress`` (60 s of voting, plus the processes' start-up): ``pytest -m
+stress`` runs it alone; ``make test`` runs it with the rest.
 """
 
 from __future__ import annotations
@@ -15,10 +16,15 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+import pages._campaign_admin as campaign_admin
 from core.campaign import (campaign_of_dataset, connect, create_campaign, issue_tokens, publish, read_answers,
                            record_vote, serve_next, vote_records)
 from core.store import Store
+from core.store.connection import StoreBusy
+from tests.test_app_data import run
+from tests.test_app_vote import APP, app, campaign_tokens, fixed_tokens  # noqa: F401 - fixtures
 
 REPO = Path(__file__).resolve().parents[1]
 VOTERS = 8
@@ -162,3 +168,23 @@ def test_publishes_at_once_leave_exactly_one_snapshot(tmp_path):
         snapshots = [d for d in store.datasets() if campaign_of_dataset(d) == "twice"]
     with closing(connect(db)) as conn:
         assert [d.id for d in snapshots] == [final.id] and final.rows == len(vote_records(conn, campaign))
+
+
+def test_refresh_reports_a_store_that_stays_busy(app, campaign_tokens, monkeypatch):
+    """Past every retry the sidebar says so and keeps the snapshot it had, instead of a traceback."""
+    conn, _, (token, _) = campaign_tokens
+    item = serve_next(conn, token)
+    record_vote(conn, token, item.assignment_id, {"overall": "model_a", "style": "tie"})
+    first = publish(Store().path, "ab")
+    at = run(AppTest.from_file(APP, default_timeout=60))
+
+    def busy(*args, **kwargs):
+        raise StoreBusy("the store stayed locked by other writers for 40 s (8 attempts); nothing was written")
+
+    monkeypatch.setattr(campaign_admin, "publish", busy)
+    at.button(key="campaign_refresh").click()
+    run(at)
+    assert not at.exception
+    assert "Not refreshed: the store could not be written" in " ".join(e.value for e in at.error)
+    with Store() as store:
+        assert [d.id for d in store.datasets()] == [first.id]
