@@ -13,7 +13,7 @@ import pytest
 import core.store.connection as connection
 import core.store.schema as schema
 from core.campaign import connect as campaign_connect
-from core.campaign import issue_tokens, get_campaign, record_vote, serve_next
+from core.campaign import get_campaign, issue_tokens, record_vote, serve_next
 from core.cli import main
 from core.collect.store import CollectStore
 from core.evalset import store as evalset_store
