@@ -29,7 +29,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.campaign import connect, create_campaign, issue_tokens, record_vote, serve_next  # noqa: E402
-from core.campaign.store import transaction  # noqa: E402
+from core.store.connection import write_transaction  # noqa: E402
 
 
 def answers(n_models: int, n_queries: int) -> pd.DataFrame:
@@ -81,7 +81,7 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
             left_score = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5}[winner]
             lo_score[k] += left_score if lo_goes_left else 1.0 - left_score
             votes.append((assignment_id, "overall", winner, now + 5, 5.0))
-    with transaction(conn):
+    with write_transaction(conn):
         conn.executemany("INSERT INTO campaign_assignments (id, campaign_id, token_hash, seq, pair_id, query_id, "
                          "left_model, right_model, shown_at, len_a, len_b, voted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                          assignments)

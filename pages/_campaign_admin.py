@@ -157,6 +157,9 @@ def _republish(name: str, failure: str) -> Dataset | None:
     except (CampaignError, InputError) as exc:
         st.error(f"{failure}: {plain(exc)}")
         return None
+    except sqlite3.Error as exc:  # e.g. the store stayed locked past every retry: nothing was changed
+        st.error(f"{failure}: the store could not be written ({plain(exc)}). Try again in a moment.")
+        return None
     select_after_rerun(dataset.id)
     return dataset
 

@@ -1,4 +1,4 @@
-"""The Vote page's pieces: the token gate, the current item, the vote form.
+"""The Vote page's pieces: the token gate (with its throttle), the current item, the vote form.
 
 Model identities never reach this layer: :class:`core.campaign.ServedItem` carries the prompt and the two
 cleaned answers only, and widget keys use the item's number. Answers are drawn with ``st.markdown``
@@ -12,12 +12,18 @@ from contextlib import closing
 
 import streamlit as st
 
-from core.campaign import CHOICES, CampaignError, ServedItem, TokenError, connect, record_vote, serve_next
+from core.campaign import (CHOICES, CampaignError, ServedItem, TokenError, campaign_for_token, connect, record_vote,
+                           serve_next, throttle)
+from core.campaign.store import token_hash
 from core.store import default_db_path
 
 TOKEN_KEY = "vote_token"
 ON_SCREEN_KEY = "vote_on_screen"  # (token, item number) this session shows: its clock keeps running across reruns
 FLASH_KEY = "vote_flash"
+ACCEPTED_KEY = "vote_accepted"  # hash of the token this session accepted: never throttled again
+REJECTED_KEY = "vote_rejected"  # hash of the last wrong token: a rerun with it still typed does not count twice
+FAILURES_KEY = "vote_failures"  # this session's wrong tokens (core.campaign.throttle.Failures)
+NOT_VALID = "This token is not valid (unknown or revoked). Check it, or ask the campaign owner."
 
 
 def token_gate() -> str | None:
@@ -25,6 +31,43 @@ def token_gate() -> str | None:
     token = st.text_input("Your annotator token", type="password", key=TOKEN_KEY,
                           help="The campaign owner gives each annotator a token.")
     return token.strip() or None
+
+
+def client() -> str | None:
+    """Where this session's requests come from (an anonymous key; see core.campaign.throttle.client_id)."""
+    return throttle.client_id(st.context.ip_address, dict(st.context.headers))
+
+
+def admitted(token: str) -> bool:
+    """True when ``token`` may vote; otherwise shows why (wrong, or wait first) and returns False.
+
+    Only a token this session has not accepted yet is checked, and only when neither this session nor
+    this client has to wait after repeated wrong tokens (core.campaign.throttle).
+    """
+    digest = token_hash(token)
+    if st.session_state.get(ACCEPTED_KEY) == digest:
+        return True
+    if st.session_state.get(REJECTED_KEY) == digest:
+        st.error(NOT_VALID)
+        return False
+    now, who = throttle.clock(), client()
+    session = st.session_state.get(FAILURES_KEY, throttle.Failures())
+    with closing(connect(default_db_path())) as conn:
+        wait = max(session.wait(now), throttle.client_failures(conn, who).wait(now) if who else 0.0)
+        if wait > 0:
+            st.error(throttle.wait_message(wait))
+            return False
+        try:
+            campaign_for_token(conn, token)
+        except TokenError:
+            st.session_state[FAILURES_KEY] = session.failed(now)
+            if who:
+                throttle.record_client_failure(conn, who, now)
+            st.session_state[REJECTED_KEY] = digest
+            st.error(NOT_VALID)
+            return False
+    st.session_state[ACCEPTED_KEY] = digest
+    return True
 
 
 def current_item(token: str) -> ServedItem | None:
@@ -42,6 +85,12 @@ def current_item(token: str) -> ServedItem | None:
 
 def forget_item() -> None:
     st.session_state.pop(ON_SCREEN_KEY, None)
+
+
+def forget_token() -> None:
+    """The accepted token stopped working (revoked): it must pass the gate again."""
+    forget_item()
+    st.session_state.pop(ACCEPTED_KEY, None)
 
 
 def show_progress(done: int, target: int) -> None:
@@ -79,7 +128,7 @@ def vote_form(token: str, item: ServedItem) -> None:
         with closing(connect(default_db_path())) as conn:
             record_vote(conn, token, item.assignment_id, {d: CHOICES[c] for d, c in chosen.items()})
     except TokenError:
-        forget_item()
+        forget_token()
         st.error("This token is no longer valid: the vote was not stored. Ask the campaign owner.")
         return
     except CampaignError:

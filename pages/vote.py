@@ -6,7 +6,8 @@ import streamlit as st
 
 from core.campaign import TokenError
 from pages._shared import through_router
-from pages._vote_parts import FLASH_KEY, current_item, forget_item, show_item, show_progress, token_gate, vote_form
+from pages._vote_parts import (FLASH_KEY, NOT_VALID, admitted, current_item, forget_token, show_item, show_progress,
+                               token_gate, vote_form)
 
 through_router()
 st.title("Vote")
@@ -18,10 +19,12 @@ if token is None:
     st.stop()
 
 try:
+    if not admitted(token):  # wrong tokens, and waits after repeated ones, are shown by admitted()
+        st.stop()
     item = current_item(token)
 except TokenError:
-    forget_item()
-    st.error("This token is not valid (unknown or revoked). Check it, or ask the campaign owner.")
+    forget_token()
+    st.error(NOT_VALID)
     st.stop()
 except sqlite3.Error:
     st.error("The voting store is busy or unavailable right now. Reload the page in a moment.")

@@ -1,9 +1,11 @@
 """A campaign's votes as a votes dataset in the Store, so every analysis page can use them.
 
 ``publish`` writes the current votes as a new snapshot, named ``campaign <name> (<n> votes)`` (through :func:`core.io.load`, the same
-validation as any uploaded file) and only then deletes the previous snapshot of the same campaign: an
-error at any step leaves the previous snapshot in place, never zero. Snapshots are recognised by their
-source, ``campaign:<name>``.
+validation as any uploaded file) and deletes the previous snapshot of the same campaign in the same
+write transaction: an error at any step leaves the previous snapshot in place, never zero or two, and
+two publishes at once (two analysts pressing refresh) cannot delete each other's snapshot. Voters keep
+voting meanwhile: the votes are read from a snapshot of the database, and the write waits its turn
+(core.store.connection). Snapshots are recognised by their source, ``campaign:<name>``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from core.campaign.store import CampaignError, connect, get_campaign
 from core.campaign.votes import vote_records
 from core.io import load
 from core.store import Dataset, Store
+from core.store.connection import write_transaction
 
 SOURCE_PREFIX = "campaign:"
 
@@ -41,7 +44,7 @@ def publish(db_path: str | Path, campaign: str) -> Dataset:
         frame = frame.drop(columns="category")
     source = snapshot_source(info.name)
     loaded = load(frame.to_csv(index=False).encode(), kind="votes", name=source, format="csv")
-    with Store(db_path) as store:
+    with Store(db_path) as store, write_transaction(store.db.conn):
         previous = [d for d in store.datasets() if d.source == source]
         # The count in the name tells snapshots apart at a glance (votes only grow, and the same votes
         # again are recognised by the store and not stored twice).
@@ -50,4 +53,4 @@ def publish(db_path: str | Path, campaign: str) -> Dataset:
         for old in previous:
             if old.id != result.dataset.id:
                 store.delete(old.id)
-        return result.dataset
+    return result.dataset

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
-from core.campaign.store import Campaign, TokenError, campaign_for_token, transaction
+from core.campaign.store import Campaign, TokenError, campaign_for_token, write_transaction
 from core.bradley_terry import mm
 
 ACTIVE_SLACK = 3
@@ -68,7 +68,7 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
     """
     campaign, digest = campaign_for_token(conn, token)
     now = time.time() if now is None else now
-    with transaction(conn):
+    with write_transaction(conn):
         row = conn.execute("SELECT served, done, revoked FROM campaign_tokens WHERE token_hash = ?",
                            [digest]).fetchone()
         if row is None or row[2]:

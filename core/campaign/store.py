@@ -1,9 +1,10 @@
 """Campaign tables in the Store's SQLite file, and creating campaigns and annotator tokens.
 
-All tables are named ``campaign_*`` and created here; the Store's own tables are never touched. Every
-write is one short ``BEGIN IMMEDIATE`` transaction on a WAL database with a busy timeout, so several
-annotators (each Streamlit session has its own connection) can vote at the same time: writers queue
-for a few milliseconds instead of failing, and a committed vote survives a crash.
+All tables are named ``campaign_*`` (defined with every other table in :mod:`core.store.schema`).
+Connections come from :func:`core.store.connection.connect` and every write is one short
+:func:`~core.store.connection.write_transaction` (``BEGIN IMMEDIATE``, retried while busy) on a WAL
+database, so several annotators (each Streamlit session has its own connection) and a publish can write
+at the same time: writers queue instead of failing, and a committed vote survives a crash.
 
 Tokens are random secrets shown to the owner once; only their SHA-256 is stored. The ``annotator_id``
 written into published votes is derived from that hash, so the token itself never leaves this table.
@@ -18,7 +19,6 @@ import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -26,60 +26,7 @@ from core.campaign.inputs import pair_items
 from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
 from core.cleaning import CleaningRules, clean_answer
 from core.schema import DEFAULT_DIMENSION
-
-BUSY_TIMEOUT_MS = 10_000
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS campaign_campaigns (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
-    dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
-    seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS campaign_queries (
-    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
-    category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
-CREATE TABLE IF NOT EXISTS campaign_answers (
-    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, model TEXT NOT NULL,
-    raw_text TEXT NOT NULL, clean_text TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id, model));
-CREATE TABLE IF NOT EXISTS campaign_golden (
-    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, question TEXT NOT NULL,
-    correct_raw TEXT NOT NULL, correct_clean TEXT NOT NULL, wrong_raw TEXT NOT NULL,
-    wrong_clean TEXT NOT NULL, category TEXT);
-CREATE INDEX IF NOT EXISTS campaign_golden_by_campaign ON campaign_golden (campaign_id);
-CREATE TABLE IF NOT EXISTS campaign_tokens (
-    token_hash TEXT PRIMARY KEY, campaign_id INTEGER NOT NULL, annotator_id TEXT NOT NULL,
-    label TEXT, revoked INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL,
-    served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
--- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
--- judged and the lower model's score on the first dimension), per model and side, per (pair, query).
-CREATE TABLE IF NOT EXISTS campaign_pairs (
-    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
-    shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
-    lo_score REAL NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
-CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
-CREATE TABLE IF NOT EXISTS campaign_model_sides (
-    campaign_id INTEGER NOT NULL, model TEXT NOT NULL, n_left INTEGER NOT NULL DEFAULT 0,
-    n_right INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign_id, model));
-CREATE TABLE IF NOT EXISTS campaign_pair_queries (
-    pair_id INTEGER NOT NULL, query_id TEXT NOT NULL, shown INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (pair_id, query_id));
-CREATE INDEX IF NOT EXISTS campaign_pair_queries_by_count ON campaign_pair_queries (pair_id, shown);
--- Served items. A pair item is never served twice to one annotator (the unique index enforces it).
-CREATE TABLE IF NOT EXISTS campaign_assignments (
-    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, token_hash TEXT NOT NULL, seq INTEGER NOT NULL,
-    pair_id INTEGER, query_id TEXT, golden_id INTEGER, left_model TEXT NOT NULL, right_model TEXT NOT NULL,
-    golden_answer TEXT, shown_at REAL NOT NULL, len_a INTEGER NOT NULL, len_b INTEGER NOT NULL,
-    voted INTEGER NOT NULL DEFAULT 0);
-CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_once ON campaign_assignments (token_hash, pair_id, query_id)
-    WHERE pair_id IS NOT NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_golden_once ON campaign_assignments (token_hash, golden_id)
-    WHERE golden_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS campaign_assignments_open ON campaign_assignments (token_hash, voted);
-CREATE INDEX IF NOT EXISTS campaign_assignments_by_campaign ON campaign_assignments (campaign_id, voted);
-CREATE TABLE IF NOT EXISTS campaign_votes (
-    id INTEGER PRIMARY KEY, assignment_id INTEGER NOT NULL, dimension TEXT NOT NULL, winner TEXT NOT NULL,
-    voted_at REAL NOT NULL, response_time_s REAL NOT NULL, UNIQUE (assignment_id, dimension));
-"""
+from core.store.connection import connect, write_transaction  # noqa: F401 - connect is re-exported
 
 
 class CampaignError(ValueError):
@@ -114,43 +61,6 @@ class IssuedToken:
     label: str
 
 
-_initialised: set[str] = set()
-
-
-def connect(db_path: str | Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, with a busy timeout."""
-    path = Path(db_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    if str(path) not in _initialised or not _has_schema(conn):
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(SCHEMA)
-        _initialised.add(str(path))
-    # NORMAL in WAL mode: a committed transaction survives a crash of the process (not of the OS before the
-    # next checkpoint), and never corrupts the file.
-    conn.execute("PRAGMA synchronous=NORMAL")
-    return conn
-
-
-def _has_schema(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'campaign_votes'").fetchone() is not None
-
-
-class transaction:
-    """``with transaction(conn):`` — BEGIN IMMEDIATE … COMMIT, ROLLBACK on any error."""
-
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
-        return self.conn
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.strip().encode()).hexdigest()
 
@@ -166,7 +76,7 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
         raise CampaignError(f"golden_rate is {golden_rate:g} but there are no golden items: add a golden file "
                             "or set the golden rate to 0")
     seed = secrets.randbits(31) if seed is None else int(seed)
-    with transaction(conn):
+    with write_transaction(conn):
         if conn.execute("SELECT 1 FROM campaign_campaigns WHERE name = ?", [name]).fetchone():
             raise CampaignError(f"a campaign named {name!r} already exists")
         campaign_id = conn.execute(
@@ -238,7 +148,7 @@ def issue_tokens(conn: sqlite3.Connection, campaign: Campaign, count: int = 0,
     labels = [str(label).strip() for label in labels if str(label).strip()]
     if count < 0:
         raise CampaignError(f"the number of tokens must be positive, not {count}")
-    with transaction(conn):
+    with write_transaction(conn):
         taken = {r[0] for r in conn.execute("SELECT label FROM campaign_tokens WHERE campaign_id = ?",
                                             [campaign.id])}
         if not labels:
@@ -264,7 +174,7 @@ def issue_tokens(conn: sqlite3.Connection, campaign: Campaign, count: int = 0,
 def revoke_token(conn: sqlite3.Connection, campaign: Campaign, token_or_label: str) -> str:
     """Revoke a token given as the token itself or its annotator label; returns the label."""
     value = token_or_label.strip()
-    with transaction(conn):
+    with write_transaction(conn):
         row = conn.execute("SELECT token_hash, label FROM campaign_tokens WHERE campaign_id = ? AND "
                            "(token_hash = ? OR label = ? OR annotator_id = ?)",
                            [campaign.id, token_hash(value), value, value]).fetchone()

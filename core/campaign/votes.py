@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from core.campaign.store import Campaign, CampaignError, TokenError, campaign_for_token, transaction
+from core.campaign.store import Campaign, CampaignError, TokenError, campaign_for_token, write_transaction
 from core.schema import LEFT_SCORE, OUTCOMES
 
 # What the Vote page offers, in order, and the outcome each choice stores (model_a is the LEFT answer).
@@ -32,7 +32,7 @@ def record_vote(conn: sqlite3.Connection, token: str, assignment_id: int, outcom
     campaign, digest = campaign_for_token(conn, token)
     _check_outcomes(campaign, outcomes)
     now = time.time() if now is None else now
-    with transaction(conn):
+    with write_transaction(conn):
         row = conn.execute("SELECT token_hash, shown_at, voted, golden_id, pair_id, left_model FROM "
                            "campaign_assignments WHERE id = ?", [int(assignment_id)]).fetchone()
         if row is None or row[0] != digest:

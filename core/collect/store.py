@@ -11,7 +11,6 @@ with the name of their key's environment variable only.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,30 +21,7 @@ import pandas as pd
 
 from core.collect.config import ModelSpec
 from core.collect.queries import Query
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS collect_runs (
-    run_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-    queries_source TEXT, models_source TEXT);
-CREATE TABLE IF NOT EXISTS collect_queries (
-    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, prompt TEXT NOT NULL,
-    category TEXT, priority REAL NOT NULL DEFAULT 0, position INTEGER NOT NULL,
-    PRIMARY KEY (run_id, query_id));
-CREATE TABLE IF NOT EXISTS collect_models (
-    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), name TEXT NOT NULL, provider TEXT NOT NULL,
-    base_url TEXT NOT NULL, model TEXT NOT NULL, api_key_env TEXT, params TEXT NOT NULL,
-    PRIMARY KEY (run_id, name));
-CREATE TABLE IF NOT EXISTS collect_answers (
-    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, model TEXT NOT NULL,
-    answer TEXT NOT NULL, answer_raw TEXT NOT NULL, latency_s REAL, prompt_tokens INTEGER,
-    completion_tokens INTEGER, finish_reason TEXT, attempts INTEGER NOT NULL, created_at TEXT NOT NULL,
-    UNIQUE (run_id, query_id, model));
-CREATE TABLE IF NOT EXISTS collect_errors (
-    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, model TEXT NOT NULL,
-    kind TEXT NOT NULL, status INTEGER, message TEXT NOT NULL, attempts INTEGER NOT NULL,
-    created_at TEXT NOT NULL, UNIQUE (run_id, query_id, model));
-"""
-
+from core.store.connection import connect, write_transaction
 
 class RunNotFound(KeyError):
     def __str__(self) -> str:
@@ -88,11 +64,7 @@ class CollectStore:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.con = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.execute("PRAGMA synchronous=NORMAL")  # durable at each checkpoint, never corrupt in WAL mode
-        self.con.executescript(SCHEMA)
+        self.con = connect(self.path)  # the store's connection policy and schema (core.store.connection)
         self.write_seconds = 0.0  # time spent writing answers and failures (reported by the benchmark)
 
     def close(self) -> None:
@@ -199,17 +171,4 @@ class CollectStore:
         return self.con.execute("SELECT COUNT(*) FROM collect_queries WHERE run_id = ?", (run,)).fetchone()[0]
 
     def _transaction(self):
-        return _Transaction(self.con)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error): short, and never interleaved with a reader's snapshot."""
-
-    def __init__(self, con: sqlite3.Connection):
-        self.con = con
-
-    def __enter__(self) -> None:
-        self.con.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+        return write_transaction(self.con)

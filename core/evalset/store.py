@@ -19,24 +19,8 @@ import pandas as pd
 
 from core.evalset.audit import Audit
 from core.evalset.results import EVAL_SET_COLUMNS
-from core.store import default_db_path
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS evalset_sets (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, size INTEGER NOT NULL,
-    settings TEXT NOT NULL, audit TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS evalset_items (
-    set_id INTEGER NOT NULL REFERENCES evalset_sets(id) ON DELETE CASCADE, position INTEGER NOT NULL,
-    query_id TEXT NOT NULL, prompt TEXT NOT NULL, category TEXT, subcategory TEXT, raw_query_original TEXT,
-    reason TEXT, specificity REAL, completeness REAL, depth REAL, score REAL, is_procedural INTEGER,
-    needs_structured_output INTEGER, has_heavy_constraints INTEGER, is_trap_unreleased INTEGER,
-    PRIMARY KEY (set_id, position));
-CREATE TABLE IF NOT EXISTS evalset_audit (
-    set_id INTEGER NOT NULL REFERENCES evalset_sets(id) ON DELETE CASCADE, position INTEGER NOT NULL,
-    stage TEXT NOT NULL, n_in INTEGER, n_out INTEGER, method TEXT, dropped TEXT, notes TEXT, calls TEXT,
-    PRIMARY KEY (set_id, position));
-"""
-
+from core.store.connection import connect as store_connect
+from core.store.connection import write_transaction
 
 class EvalSetExists(ValueError):
     pass
@@ -58,12 +42,8 @@ class StoredSet:
 
 
 def connect(db: str | Path | None = None) -> sqlite3.Connection:
-    path = Path(db) if db is not None else default_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA foreign_keys = ON")
-    con.executescript(SCHEMA)
-    return con
+    """The store's connection (its policy and schema: core.store.connection), default file if ``db`` is None."""
+    return store_connect(db)
 
 
 def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = None, *,
@@ -74,7 +54,7 @@ def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = N
         raise ValueError("an eval set needs a name")
     con = connect(db)
     try:
-        with con:  # one transaction
+        with write_transaction(con):  # one transaction
             old = con.execute("SELECT id FROM evalset_sets WHERE name = ?", (name,)).fetchone()
             if old and not replace:
                 raise EvalSetExists(f"an eval set named {name!r} is already stored; choose another name")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,16 +15,11 @@ import sqlite_utils
 from core.io import Loaded
 from core.store import snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
-from core.store.tables import OUTCOME_ROWS, TABLE_OF_KIND, TYPES_OF_TABLE, data_table_sql, labeled_view_sql
+from core.store.connection import REPO_ROOT, connect, default_db_path, write_transaction
+from core.store.tables import TABLE_OF_KIND, TYPES_OF_TABLE
 
 CHUNK_ROWS = 100_000  # rows per executemany call; progress is reported between chunks
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def default_db_path() -> Path:
-    """``$EVALBOARD_DB`` if set, else ``data/evalboard.db`` in the project folder."""
-    env = os.environ.get("EVALBOARD_DB")
-    return Path(env) if env else REPO_ROOT / "data" / "evalboard.db"
+__all__ = ["REPO_ROOT", "Dataset", "DatasetNotFound", "IngestResult", "Store", "default_db_path"]
 
 
 @dataclass(frozen=True)
@@ -63,12 +57,9 @@ class Store:
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else default_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite_utils.Database(self.path)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL is durable at every checkpoint and never corrupts in WAL mode; FULL would fsync per commit.
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self._create_schema()
+        # The connection policy and the whole schema (every part's tables, made or repaired in one
+        # transaction) come from core.store.connection; sqlite-utils only wraps it for SQL queries.
+        self.db = sqlite_utils.Database(connect(self.path))
 
     def close(self) -> None:
         self.db.close()
@@ -79,38 +70,18 @@ class Store:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # -- schema ------------------------------------------------------------------------------------
-    def _create_schema(self) -> None:
-        db = self.db
-        if "datasets" in db.table_names():
-            return
-        with db.conn:
-            db["datasets"].create({"id": int, "name": str, "kind": str, "created_at": str, "rows": int,
-                                   "source": str, "sha256": str, "columns": str, "notes": str, "options": str},
-                                  pk="id", not_null={"name", "kind", "rows", "sha256"})
-            db["datasets"].create_index(["name"], unique=True)
-            db["datasets"].create_index(["sha256"])
-            db["labels"].create({"dataset_id": int, "field": str, "code": int, "label": str},
-                                pk=("dataset_id", "field", "code"), not_null={"label"})
-            db["outcomes"].create({"code": int, "label": str}, pk="code")
-            db["outcomes"].insert_all(OUTCOME_ROWS)
-            for table in TYPES_OF_TABLE:
-                db.execute(data_table_sql(table))
-            db.create_view("votes_labeled", labeled_view_sql())
-
     # -- writing -----------------------------------------------------------------------------------
     def ingest(self, loaded: Loaded, name: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> IngestResult:
         """Store a validated input in one transaction; the same input twice is reported, not duplicated."""
-        existing = self.db.execute("SELECT id FROM datasets WHERE sha256 = ? AND kind = ?",
-                                   [loaded.sha256, loaded.kind]).fetchone()
-        if existing:
-            return IngestResult(self.dataset(existing[0]), created=False)
         table = TABLE_OF_KIND[loaded.kind]
         frame = loaded.frame
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):  # the duplicate check inside: two equal ingests at once store one
+            existing = conn.execute("SELECT id FROM datasets WHERE sha256 = ? AND kind = ?",
+                                    [loaded.sha256, loaded.kind]).fetchone()
+            if existing:
+                return IngestResult(self.dataset(existing[0]), created=False)
             dataset_id = self._insert_dataset(loaded, name, table)
             if table == "votes":
                 columns, arrays, labels = encode_votes(dataset_id, frame)
@@ -119,10 +90,6 @@ class Store:
                 columns = [c for c in TYPES_OF_TABLE[table] if c in frame.columns]
                 arrays = [sql_values(frame[c]) for c in columns]
             self._bulk_insert(table, dataset_id, columns, arrays, len(frame), progress)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return IngestResult(self.dataset(dataset_id), created=True)
 
     def _insert_dataset(self, loaded: Loaded, name: str | None, table: str) -> int:
@@ -152,8 +119,8 @@ class Store:
 
     def delete(self, dataset: str | int) -> Dataset:
         """Remove a dataset and all its rows (one transaction)."""
-        info = self.dataset(dataset)
-        with self.db.conn:
+        with write_transaction(self.db.conn):
+            info = self.dataset(dataset)
             for table in ("labels", *TYPES_OF_TABLE):
                 self.db.conn.execute(f"DELETE FROM [{table}] WHERE dataset_id = ?", [info.id])
             self.db.conn.execute("DELETE FROM datasets WHERE id = ?", [info.id])

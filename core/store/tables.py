@@ -1,4 +1,5 @@
-"""Table layout of the store: column types, DDL and the labelled view of votes."""
+"""Table layout of the store's data tables: column types, DDL and the labelled view of votes
+(run by :mod:`core.store.schema` with every other table)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def data_table_sql(table: str) -> str:
     """Rows clustered by (dataset_id, row): loading or deleting a dataset is one range of the B-tree,
     and there is no second index to maintain while a million rows go in."""
     cols = ", ".join(f"[{c}] {_SQL_TYPE[t]}" for c, t in TYPES_OF_TABLE[table].items())
-    return (f"CREATE TABLE [{table}] (dataset_id INTEGER NOT NULL, row INTEGER NOT NULL, {cols}, "
+    return (f"CREATE TABLE IF NOT EXISTS [{table}] (dataset_id INTEGER NOT NULL, row INTEGER NOT NULL, {cols}, "
             f"PRIMARY KEY (dataset_id, row)) WITHOUT ROWID")
 
 
@@ -44,5 +45,3 @@ def labeled_view_sql() -> str:
             parts.append(f"v.{col}")
     return "SELECT " + ", ".join(parts) + " FROM votes v"
 
-
-OUTCOME_ROWS = [{"code": i, "label": o} for i, o in enumerate(OUTCOMES)]

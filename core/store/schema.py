@@ -1,0 +1,214 @@
+"""Every table and index of the store file, for every part, made in one transaction and versioned.
+
+One file holds the analysis store (``datasets``, ``labels``, ``outcomes``, the data tables and the
+``votes_labeled`` view), voting campaigns (``campaign_*``), answer collection (``collect_*``) and eval
+sets (``evalset_*``). Whichever part opens a file first, :func:`ensure_schema` creates *all* of them,
+inside one ``BEGIN IMMEDIATE`` transaction: another process sees no table or every table, never a
+half-made schema, and a kill midway leaves the file as it was.
+
+``PRAGMA user_version`` records :data:`SCHEMA_VERSION`. Opening a file of an older version runs the
+forward migrations in :data:`MIGRATIONS` (each safe to run on a partly migrated file) and then every
+``CREATE … IF NOT EXISTS`` of the current schema, in the same transaction; that also repairs files
+made before the schema had a version, when each part created its own tables and a store could be left
+with some tables and not others. A file of a newer version than this code is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+
+from core.schema import OUTCOMES
+from core.store.connection import write_transaction
+from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
+
+SCHEMA_VERSION = 1
+
+
+class SchemaTooNew(RuntimeError):
+    def __init__(self, found: int):
+        super().__init__(f"the store file has schema version {found}, newer than this EvalBoard knows "
+                         f"({SCHEMA_VERSION}): update EvalBoard to open it")
+
+
+STORE = """
+CREATE TABLE IF NOT EXISTS [datasets] (
+   [id] INTEGER PRIMARY KEY, [name] TEXT NOT NULL, [kind] TEXT NOT NULL, [created_at] TEXT,
+   [rows] INTEGER NOT NULL, [source] TEXT, [sha256] TEXT NOT NULL, [columns] TEXT, [notes] TEXT, [options] TEXT);
+CREATE UNIQUE INDEX IF NOT EXISTS [idx_datasets_name] ON [datasets] ([name]);
+CREATE INDEX IF NOT EXISTS [idx_datasets_sha256] ON [datasets] ([sha256]);
+CREATE TABLE IF NOT EXISTS [labels] (
+   [dataset_id] INTEGER, [field] TEXT, [code] INTEGER, [label] TEXT NOT NULL,
+   PRIMARY KEY ([dataset_id], [field], [code]));
+CREATE TABLE IF NOT EXISTS [outcomes] ([code] INTEGER PRIMARY KEY, [label] TEXT);
+"""
+
+CAMPAIGN = """
+CREATE TABLE IF NOT EXISTS campaign_campaigns (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
+    dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
+    seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS campaign_queries (
+    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
+    category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
+CREATE TABLE IF NOT EXISTS campaign_answers (
+    campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, model TEXT NOT NULL,
+    raw_text TEXT NOT NULL, clean_text TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id, model));
+CREATE TABLE IF NOT EXISTS campaign_golden (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, question TEXT NOT NULL,
+    correct_raw TEXT NOT NULL, correct_clean TEXT NOT NULL, wrong_raw TEXT NOT NULL,
+    wrong_clean TEXT NOT NULL, category TEXT);
+CREATE INDEX IF NOT EXISTS campaign_golden_by_campaign ON campaign_golden (campaign_id);
+CREATE TABLE IF NOT EXISTS campaign_tokens (
+    token_hash TEXT PRIMARY KEY, campaign_id INTEGER NOT NULL, annotator_id TEXT NOT NULL,
+    label TEXT, revoked INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL,
+    served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
+-- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
+-- judged and the lower model's score on the first dimension), per model and side, per (pair, query).
+CREATE TABLE IF NOT EXISTS campaign_pairs (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
+    shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
+    lo_score REAL NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
+CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
+CREATE TABLE IF NOT EXISTS campaign_model_sides (
+    campaign_id INTEGER NOT NULL, model TEXT NOT NULL, n_left INTEGER NOT NULL DEFAULT 0,
+    n_right INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign_id, model));
+CREATE TABLE IF NOT EXISTS campaign_pair_queries (
+    pair_id INTEGER NOT NULL, query_id TEXT NOT NULL, shown INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (pair_id, query_id));
+CREATE INDEX IF NOT EXISTS campaign_pair_queries_by_count ON campaign_pair_queries (pair_id, shown);
+-- Served items. A pair item is never served twice to one annotator (the unique index enforces it).
+CREATE TABLE IF NOT EXISTS campaign_assignments (
+    id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, token_hash TEXT NOT NULL, seq INTEGER NOT NULL,
+    pair_id INTEGER, query_id TEXT, golden_id INTEGER, left_model TEXT NOT NULL, right_model TEXT NOT NULL,
+    golden_answer TEXT, shown_at REAL NOT NULL, len_a INTEGER NOT NULL, len_b INTEGER NOT NULL,
+    voted INTEGER NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_once ON campaign_assignments (token_hash, pair_id, query_id)
+    WHERE pair_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_golden_once ON campaign_assignments (token_hash, golden_id)
+    WHERE golden_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS campaign_assignments_open ON campaign_assignments (token_hash, voted);
+CREATE INDEX IF NOT EXISTS campaign_assignments_by_campaign ON campaign_assignments (campaign_id, voted);
+CREATE TABLE IF NOT EXISTS campaign_votes (
+    id INTEGER PRIMARY KEY, assignment_id INTEGER NOT NULL, dimension TEXT NOT NULL, winner TEXT NOT NULL,
+    voted_at REAL NOT NULL, response_time_s REAL NOT NULL, UNIQUE (assignment_id, dimension));
+-- Failed token entries on the Vote page, per client, so that guessing tokens gets slower and slower.
+CREATE TABLE IF NOT EXISTS campaign_token_failures (
+    client TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_failure REAL NOT NULL);
+"""
+
+COLLECT = """
+CREATE TABLE IF NOT EXISTS collect_runs (
+    run_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    queries_source TEXT, models_source TEXT);
+CREATE TABLE IF NOT EXISTS collect_queries (
+    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, prompt TEXT NOT NULL,
+    category TEXT, priority REAL NOT NULL DEFAULT 0, position INTEGER NOT NULL,
+    PRIMARY KEY (run_id, query_id));
+CREATE TABLE IF NOT EXISTS collect_models (
+    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), name TEXT NOT NULL, provider TEXT NOT NULL,
+    base_url TEXT NOT NULL, model TEXT NOT NULL, api_key_env TEXT, params TEXT NOT NULL,
+    PRIMARY KEY (run_id, name));
+CREATE TABLE IF NOT EXISTS collect_answers (
+    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, model TEXT NOT NULL,
+    answer TEXT NOT NULL, answer_raw TEXT NOT NULL, latency_s REAL, prompt_tokens INTEGER,
+    completion_tokens INTEGER, finish_reason TEXT, attempts INTEGER NOT NULL, created_at TEXT NOT NULL,
+    UNIQUE (run_id, query_id, model));
+CREATE TABLE IF NOT EXISTS collect_errors (
+    run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, model TEXT NOT NULL,
+    kind TEXT NOT NULL, status INTEGER, message TEXT NOT NULL, attempts INTEGER NOT NULL,
+    created_at TEXT NOT NULL, UNIQUE (run_id, query_id, model));
+"""
+
+EVALSET = """
+CREATE TABLE IF NOT EXISTS evalset_sets (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, size INTEGER NOT NULL,
+    settings TEXT NOT NULL, audit TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evalset_items (
+    set_id INTEGER NOT NULL REFERENCES evalset_sets(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+    query_id TEXT NOT NULL, prompt TEXT NOT NULL, category TEXT, subcategory TEXT, raw_query_original TEXT,
+    reason TEXT, specificity REAL, completeness REAL, depth REAL, score REAL, is_procedural INTEGER,
+    needs_structured_output INTEGER, has_heavy_constraints INTEGER, is_trap_unreleased INTEGER,
+    PRIMARY KEY (set_id, position));
+CREATE TABLE IF NOT EXISTS evalset_audit (
+    set_id INTEGER NOT NULL REFERENCES evalset_sets(id) ON DELETE CASCADE, position INTEGER NOT NULL,
+    stage TEXT NOT NULL, n_in INTEGER, n_out INTEGER, method TEXT, dropped TEXT, notes TEXT, calls TEXT,
+    PRIMARY KEY (set_id, position));
+"""
+
+
+def statements(script: str) -> list[str]:
+    """A script as single statements. ``executescript`` cannot be used: it commits any open transaction."""
+    out, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            code = [x for x in pending.strip().splitlines() if not x.lstrip().startswith("--")]
+            out.append("\n".join(code))
+            pending = ""
+    if pending.strip() and not all(s.strip().startswith("--") for s in pending.splitlines() if s.strip()):
+        raise ValueError(f"incomplete SQL statement: {pending.strip()[:80]}")
+    return out
+
+
+def current_schema() -> list[str]:
+    """Every statement of the current schema, each safe to run again (IF NOT EXISTS / OR IGNORE)."""
+    data_tables = [data_table_sql(t) for t in TYPES_OF_TABLE]
+    outcome_rows = [f"INSERT OR IGNORE INTO outcomes (code, label) VALUES ({i}, '{o}')"
+                    for i, o in enumerate(OUTCOMES)]
+    return [*statements(STORE), *outcome_rows, *data_tables,
+            # The view follows the vote columns of this version: made afresh whenever the schema is.
+            "DROP VIEW IF EXISTS votes_labeled", f"CREATE VIEW votes_labeled AS {labeled_view_sql()}",
+            *statements(CAMPAIGN), *statements(COLLECT), *statements(EVALSET)]
+
+
+def expected_objects() -> set[str]:
+    """Names of every table, index and view the current schema makes."""
+    pattern = re.compile(r"^CREATE (?:UNIQUE )?(?:TABLE|INDEX|VIEW)(?: IF NOT EXISTS)? \[?(\w+)\]?")
+    return {m.group(1) for s in current_schema() if (m := pattern.match(s))}
+
+
+def _add_column(conn: sqlite3.Connection, table: str, column: str, definition: str) -> None:
+    present = {r[1] for r in conn.execute(f"PRAGMA table_info([{table}])")}
+    if present and column not in present:
+        conn.execute(f"ALTER TABLE [{table}] ADD COLUMN [{column}] {definition}")
+
+
+def _to_1(conn: sqlite3.Connection) -> None:
+    """Version 1: one schema for every part. Files before it may lack any table (repaired by the current
+    schema right after) and may have campaign tables from before active sampling."""
+    _add_column(conn, "campaign_campaigns", "active_sampling", "INTEGER NOT NULL DEFAULT 0")
+
+
+# MIGRATIONS[v] takes a file from version v - 1 to v. Each must be safe on a partly migrated file.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1}
+_EXPECTED = expected_objects()
+
+
+def schema_state(conn: sqlite3.Connection) -> tuple[int, set[str]]:
+    """The file's schema version and the names of the expected objects it lacks."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    return version, _EXPECTED - present
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Make, migrate or repair the schema if needed, all in one write transaction."""
+    version, missing = schema_state(conn)
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(version)
+    if version == SCHEMA_VERSION and not missing:
+        return
+    with write_transaction(conn):
+        version, missing = schema_state(conn)  # another process may have done it meanwhile
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(version)
+        if version == SCHEMA_VERSION and not missing:
+            return
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[step](conn)
+        for statement in current_schema():
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
