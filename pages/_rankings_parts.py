@@ -106,6 +106,8 @@ def rating_table(ranking: Ranking) -> tuple[pd.DataFrame, dict]:
     table = pd.DataFrame({"Rank": frame["rank"], "Model": frame["model"].astype(str), rating: frame["rating"],
                           f"CI low ({level})": frame["ci_low"], f"CI high ({level})": frame["ci_high"],
                           "Rank range": ranks, "Win rate (raw)": frame["win_rate"], "Votes": frame["n_votes"]})
+    if frame["interval_note"].notna().any():
+        table["No interval because"] = frame["interval_note"].fillna("")
     config = {rating: st.column_config.NumberColumn(format=digits),
               f"CI low ({level})": st.column_config.NumberColumn(format=digits),
               f"CI high ({level})": st.column_config.NumberColumn(format=digits),
@@ -123,6 +125,18 @@ def group_tables(groups: dict[tuple, Ranking], by: str) -> tuple[pd.DataFrame, p
     table = ranks.astype("Int64").rename_axis("model").reset_index()
     table.columns = ["Model", *(f"{c} rank" for c in ranks.columns)]
     return table, ratings, ranks
+
+
+def note_no_interval(ranking: Ranking) -> str | None:
+    """Which models have no interval, and why (too few votes, resamples that cannot vary)."""
+    reasons: dict[str, list[str]] = {}
+    for r in ranking.rows:
+        if r.interval_note:
+            reasons.setdefault(r.interval_note, []).append(r.model)
+    if not reasons:
+        return None
+    return "No interval for " + "; ".join(f"{', '.join(models)} ({reason})" for reason, models in reasons.items()) \
+        + ". Their rank ranges cover every position the data cannot rule out."
 
 
 def note_unidentifiable(ranking: Ranking) -> str | None:
