@@ -70,6 +70,19 @@ def json_value(value: Any, where: str = "$") -> Any:
     return value
 
 
+def undefined_as_null(value: Any) -> Any:
+    """NaN and infinities as None, for reports whose contract says "null = the statistic could not be
+    computed" and whose every block carries the reason next to it (a verdict, a status, a count of 0).
+    Everything else goes to :func:`dumps` as it is, and a NaN there is refused."""
+    if isinstance(value, dict):
+        return {k: undefined_as_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [undefined_as_null(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def dumps(obj: Any) -> str:
     return json.dumps(json_value(obj), indent=2, ensure_ascii=False, allow_nan=False)
 
