@@ -74,13 +74,16 @@ def _strata_cells(votes: pd.DataFrame, early="median") -> tuple[Cells, np.ndarra
     (period, weight) combination; returns (cells, period per cell, number of periods, weight per cell)."""
     early = resolve_period(votes, early)
     period = np.zeros(len(votes), np.int64) if early is None else np.where(early, 0, 1)
-    weight = votes["weight"].to_numpy(dtype=np.float64) if "weight" in votes else np.ones(len(votes))
-    combos, code = np.unique(np.column_stack([period, weight]), axis=0, return_inverse=True)
+    if "weight" in votes:
+        values, w_code = np.unique(votes["weight"].to_numpy(dtype=np.float64), return_inverse=True)
+    else:
+        values, w_code = np.ones(1), np.zeros(len(votes), np.int64)
+    code = period * len(values) + np.ravel(w_code)  # the (period, weight) combination
     a, b = votes["model_a"], votes["model_b"]
     cells = compress(a.cat.codes.to_numpy(), b.cat.codes.to_numpy(), votes["winner"].cat.codes.to_numpy(),
-                     [str(m) for m in a.cat.categories], np.ravel(code).astype(np.float64))
-    combo = cells.weight.astype(np.int64)
-    return cells, combos[combo, 0].astype(np.int64), 1 if early is None else 2, combos[combo, 1]
+                     [str(m) for m in a.cat.categories], code.astype(np.float64))
+    cell_period, cell_weight = np.divmod(cells.weight.astype(np.int64), len(values))
+    return cells, cell_period, 1 if early is None else 2, values[cell_weight]
 
 
 def _stratified(strata, counts: np.ndarray | None, strict: bool) -> dict[str, np.ndarray]:
