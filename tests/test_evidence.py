@@ -189,6 +189,34 @@ def test_friedman_on_two_identically_ranked_tasks(capsys, tmp_path):
     assert friedman["ff"] is None and friedman["ff_p_value"] is None and "identically" in friedman["note"]
 
 
+score_tables = st.lists(st.lists(st.one_of(st.sampled_from([0.0, 0.25, 0.5, 1.0]), st.none()), min_size=1,
+                                 max_size=5), min_size=2, max_size=4)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(table=score_tables, stratified=st.booleans(), rank_by=st.sampled_from(["mean", "win_rate"]))
+def test_leaderboard_intervals_hold_their_estimates_and_verdicts_need_intervals(table, stratified, rank_by):
+    width = min(len(r) for r in table)
+    runs = pd.DataFrame([{"model_id": f"m{i}", "task_id": f"t{t}", "score": s, "category": "ab"[t % 2]}
+                         for i, row in enumerate(table) for t, s in enumerate(row[:width]) if s is not None])
+    if runs.empty:
+        return
+    board = aggregate(runs, LeaderboardSettings(rank_by, B, 0.05, 0, stratified))
+    for r in board.rows:
+        if math.isnan(r.mean_ci_lo):
+            assert r.interval_note or r.tasks_completed == 0
+        else:
+            assert r.mean_ci_lo <= r.mean_score <= r.mean_ci_hi and r.mean_ci_hi - r.mean_ci_lo > 1e-6
+    for p in board.pairwise:
+        if p.significant:
+            assert p.note is None and p.ci_hi - p.ci_lo > 1e-6 and (p.ci_lo > 0 or p.ci_hi < 0)
+        if p.note is None and p.n_tasks:
+            assert p.ci_lo <= p.diff <= p.ci_hi
+    json.loads(dumps(leaderboard_dict(board)))
+    full_markdown(board)
+    leaderboard_csv(board)
+
+
 # --- weights of zero ---------------------------------------------------------------------------------
 
 
