@@ -61,7 +61,7 @@ def require_votes_after_policy(frame: pd.DataFrame, kept: pd.DataFrame, summary:
         f"the annotator policy '{summary.get('annotators')}' left no votes to rank: all "
         f"{summary.get('unqualified_votes', 0):,} votes come from unqualified annotators ({shown}; golden accuracy "
         f"below {MIN_GOLDEN_ACCURACY:.2f} or more than {MAX_FAST_RATE:.0%} of answers under {FAST_SECONDS:g} s). "
-        "To rank them anyway use --annotators keep (or --annotators downweight to count them half).")
+        "To rank them anyway, keep their votes (--annotators keep) or count them half (--annotators downweight).")
 
 
 def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings) -> dict[tuple, Ranking]:

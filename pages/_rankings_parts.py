@@ -13,7 +13,7 @@ from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_groups
+from core.rank_run import rank_groups, require_votes_after_policy
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
 from pages._shared import load_dataset
 
@@ -45,6 +45,7 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     # The annotator policy is decided once, on all votes (as rank_input does); every fit below reuses it.
     kept, summary = apply_policy(votes, annotators)
+    require_votes_after_policy(votes, kept, summary)  # the policy, not the golden questions, left nothing
     analysed, n_golden = analysed_votes(kept)
     if len(analysed) == 0:
         rank_votes(kept, settings)  # raises the error that says why there is nothing to rank
