@@ -23,8 +23,8 @@ import numpy as np
 MIN_UNITS = 2  # a resample of a single vote or task is that vote or task again
 FLAT_RTOL = 1e-6  # widths below this (relative to max(1, |estimate|)) are resampling noise, not spread
 
-__all__ = ["FLAT_RTOL", "MIN_UNITS", "Evidence", "check_intervals", "interval_reason", "widen_rank_ranges",
-           "zero_width"]
+__all__ = ["FLAT_RTOL", "MIN_UNITS", "Evidence", "check_intervals", "cover_unseparated", "interval_reason",
+           "rank_ranges_with_evidence", "widen_rank_ranges", "zero_width"]
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,13 @@ def check_intervals(estimate, low, high, units, unit: str = "vote") -> Evidence:
     units = np.asarray(units, dtype=np.float64)
     present = np.isfinite(low) & np.isfinite(high)
     flat = zero_width(estimate, low, high)
-    notes: list[str | None] = []
-    for i in range(len(estimate)):
-        reason = interval_reason(units[i], unit, bool(flat[i])) if present[i] or units[i] < MIN_UNITS else None
-        notes.append(reason)
-        if reason is not None:
-            low[i] = high[i] = np.nan
-        elif present[i] and np.isfinite(estimate[i]):
-            low[i], high[i] = min(low[i], estimate[i]), max(high[i], estimate[i])
+    absent = (units < MIN_UNITS) | (present & flat)  # vectorised: a leaderboard may have 10^5 pairs
+    notes: list[str | None] = [None] * len(estimate)
+    for i in np.flatnonzero(absent):
+        notes[i] = interval_reason(units[i], unit, bool(flat[i]))
+    low[absent] = high[absent] = np.nan
+    keep = present & ~absent & np.isfinite(estimate)
+    low[keep], high[keep] = np.minimum(low[keep], estimate[keep]), np.maximum(high[keep], estimate[keep])
     return Evidence(low, high, tuple(notes))
 
 
@@ -123,7 +122,21 @@ def cover_unseparated(rank_low, rank_high, position, pair_a, pair_b, lacking) ->
     position (1-based ``position`` per model): the data cannot say which of the two is ahead."""
     lo = np.asarray(rank_low, dtype=np.int64).copy()
     hi = np.asarray(rank_high, dtype=np.int64).copy()
-    for a, b in zip(np.asarray(pair_a)[lacking], np.asarray(pair_b)[lacking]):
-        for i, j in ((a, b), (b, a)):
-            lo[i], hi[i] = min(lo[i], position[j]), max(hi[i], position[j])
+    position = np.asarray(position, dtype=np.int64)
+    a, b = np.asarray(pair_a)[lacking], np.asarray(pair_b)[lacking]
+    for i, j in ((a, b), (b, a)):
+        np.minimum.at(lo, i, position[j])
+        np.maximum.at(hi, i, position[j])
     return lo, hi
+
+
+def rank_ranges_with_evidence(rank_low, rank_high, value, pair_a, pair_b, lacking, n_common: int):
+    """Rank intervals of a task bootstrap that cover every model the data cannot separate: all of
+    1..K from fewer than :data:`MIN_UNITS` tasks scored by every model; else each pair without
+    evidence covers the other's rank (1 + the number of models with a strictly higher ``value``)."""
+    k = len(value)
+    if n_common < MIN_UNITS:
+        return np.ones(k, dtype=np.int64), np.full(k, k, dtype=np.int64)
+    v = np.nan_to_num(np.asarray(value, dtype=np.float64), nan=-np.inf)
+    ranks = 1 + (v[None, :] > v[:, None]).sum(axis=1)
+    return cover_unseparated(rank_low, rank_high, ranks, pair_a, pair_b, lacking)

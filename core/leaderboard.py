@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.bootstrap import percentile_interval
-from core.evidence import MIN_UNITS, check_intervals, cover_unseparated
+from core.evidence import check_intervals, rank_ranges_with_evidence
 from core.friedman import FriedmanResult, friedman
 from core.task_bootstrap import EPS, RankCI, SubsetDraws, rank_summary, task_wins
 
@@ -260,9 +260,8 @@ def _refuse_weightless(matrix: np.ndarray, weight: np.ndarray, models: list[str]
         raise LeaderboardError("every task has weight 0: there is nothing to average (give the tasks positive "
                                "weights, or drop the weight column)")
     scored = ~np.isnan(matrix)
-    weightless = scored.any(axis=1) & ~(scored & (weight > 0)).any(axis=1)
-    if weightless.any():
-        names = [m for m, bad in zip(models, weightless) if bad]
+    names = [m for m, bad in zip(models, scored.any(axis=1) & ~(scored & (weight > 0)).any(axis=1)) if bad]
+    if names:
         raise LeaderboardError(f"{', '.join(names[:8])}{' …' if len(names) > 8 else ''}: every scored task has "
                                "weight 0, so there is no mean to rank (give those tasks positive weights)")
 
@@ -446,8 +445,11 @@ def aggregate(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSet
                      for a, b, d, lo, hi, s, n, ul, uh, note in zip(iv.pair_a, iv.pair_b, diffs, pair_ev.low,
                                                                     pair_ev.high, sig, iv.pair_n, unpaired.low,
                                                                     unpaired.high, pair_ev.notes))
-    value = points.means if settings.rank_by == "mean" else points.win_rates
-    rank_lo, rank_hi = _rank_ranges(iv, value, pair_ev.missing, m, t and int(matrix.present.all(axis=0).sum()))
+    rank_lo = rank_hi = None
+    if iv.ranks is not None:
+        rank_lo, rank_hi = rank_ranges_with_evidence(
+            iv.ranks.rank_lo, iv.ranks.rank_hi, points.means if settings.rank_by == "mean" else points.win_rates,
+            iv.pair_a, iv.pair_b, pair_ev.missing, int(matrix.present.all(axis=0).sum()))
     # np.triu_indices order: the pair of ranks (i, i + 1) sits at i·(2m − i − 1)/2.
     adjacent = [bool(sig[i * (2 * m - i - 1) // 2]) for i in range(m - 1)]
     groups = np.concatenate([[1], 1 + np.cumsum(adjacent)]).astype(int) if m else np.empty(0, int)
@@ -461,19 +463,6 @@ def aggregate(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSet
             int(groups[position]), int(t - points.completed[i]), mean_ev.notes[i]))
     return Leaderboard(settings, tuple(rows), pairwise, friedman(scores, settings.alpha), m, t, metric,
                        matrix.categories, int(sig.sum()), matrix.weights is not None)
-
-
-def _rank_ranges(iv: Intervals, value: np.ndarray, lacking: np.ndarray, m: int, n_common: int):
-    """Rank intervals that cover every model the data cannot separate: all of 1..m from fewer than
-    two tasks scored by every model; else each pair without evidence covers the other's rank
-    (1 + the number of models ranked strictly higher, as in the rank bootstrap)."""
-    if iv.ranks is None:
-        return None, None
-    if n_common < MIN_UNITS:
-        return np.ones(m, dtype=np.int64), np.full(m, m, dtype=np.int64)
-    v = np.nan_to_num(np.asarray(value, dtype=np.float64), nan=-np.inf)
-    ranks = 1 + (v[None, :] > v[:, None]).sum(axis=1)
-    return cover_unseparated(iv.ranks.rank_lo, iv.ranks.rank_hi, ranks, iv.pair_a, iv.pair_b, lacking)
 
 
 def rank_one_probability(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSettings()) -> dict:
