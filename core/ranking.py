@@ -295,9 +295,12 @@ def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high, f
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
     if anchor is not None:
         low[anchor[0]] = high[anchor[0]] = np.nan
-    checked = check_intervals(rating, low, high, observed.n_votes)
-    low, high = checked.low, checked.high
-    missing, notes = checked.missing, list(checked.notes)
+    if np.isfinite(low).any():
+        checked = check_intervals(rating, low, high, observed.n_votes)
+        low, high = checked.low, checked.high
+        missing, notes = checked.missing, list(checked.notes)
+    else:  # no interval was computed at all (ci none): nothing to explain per model
+        missing, notes = np.zeros(len(rating), bool), [None] * len(rating)
     if anchor is not None and np.isfinite(low).any() and notes[anchor[0]] is None:
         notes[anchor[0]] = f"the anchor: its rating is fixed at {anchor[1]:g} and the other intervals are relative to it"
     rank_low, rank_high = widen_rank_ranges(rank_low, rank_high, missing, flat, low, high)

@@ -336,3 +336,10 @@ def test_report_takes_the_annotator_policy(capsys, hasty, tmp_path):
     doc = json.loads((tmp_path / "r2" / "report.json").read_text())
     assert doc["params"]["annotators"] == "keep" and doc["params"]["unqualified_votes"] == 30
     assert "every annotator's votes kept" in (tmp_path / "r2" / "BT_ANALYSIS_REPORT.md").read_text()
+
+
+def test_without_intervals_there_is_nothing_to_explain():
+    ranking = rank_votes(votes([("a", "b", "model_a")]), RankSettings(ci="none"))
+    assert all(r.interval_note is None and r.rank_low is None for r in ranking.rows)
+    assert "No interval" not in to_markdown(ranking)
+    assert all(m["ci_low"] is None for m in json.loads(to_json(ranking))["models"])
