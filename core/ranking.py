@@ -293,16 +293,17 @@ def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high, f
     observed = win_rates(cells.left, cells.right, cells.s, cells.count, cells.n_models, weight=cells.weight)
     rating = np.asarray(rating, dtype=np.float64)
     low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+    requested = bool(np.isfinite(low).any())
     if anchor is not None:
         low[anchor[0]] = high[anchor[0]] = np.nan
-    if np.isfinite(low).any():
+    if requested:
         checked = check_intervals(rating, low, high, observed.n_votes)
         low, high = checked.low, checked.high
         missing, notes = checked.missing, list(checked.notes)
     else:  # no interval was computed at all (ci none): nothing to explain per model
         missing, notes = np.zeros(len(rating), bool), [None] * len(rating)
-    if anchor is not None and np.isfinite(low).any() and notes[anchor[0]] is None:
-        notes[anchor[0]] = f"the anchor: its rating is fixed at {anchor[1]:g} and the other intervals are relative to it"
+    if anchor is not None and requested and notes[anchor[0]] is None:
+        notes[anchor[0]] = f"the anchor: its rating is fixed at {anchor[1]:g}; the other intervals are relative to it"
     rank_low, rank_high = widen_rank_ranges(rank_low, rank_high, missing, flat, low, high)
     ranks = ranks_of(np.nan_to_num(rating, nan=-np.inf))
     arena = arena_rank(low, high) if not np.isnan(low).all() else None

@@ -343,3 +343,13 @@ def test_without_intervals_there_is_nothing_to_explain():
     assert all(r.interval_note is None and r.rank_low is None for r in ranking.rows)
     assert "No interval" not in to_markdown(ranking)
     assert all(m["ci_low"] is None for m in json.loads(to_json(ranking))["models"])
+
+
+def test_an_anchor_among_models_without_intervals_still_says_why(capsys, tmp_path):
+    # Three identical votes: alpha's resamples cannot vary, beta is the anchor; both say why.
+    path = write(tmp_path, "three.csv", "model_a,model_b,winner\n" + "alpha,beta,model_a\n" * 3)
+    code, out, err = cli(capsys, "rank", path, "--anchor", "beta=1000", "--bootstrap", B)
+    assert code == 0, err
+    models = {m["model"]: m for m in json.loads(out)["models"]}
+    assert models["beta"]["ci_low"] is None and models["beta"]["rating"] == 1000
+    assert "anchor" in models["beta"]["interval_note"] and "no variation" in models["alpha"]["interval_note"]
