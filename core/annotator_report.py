@@ -16,7 +16,8 @@ import pandas as pd
 
 from core.agreement import agreement_from_votes
 from core.annotators import annotator_quality, apply_policy
-from core.formats import dumps, markdown_table, markdown_text, number
+from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
+from core.formats import number as _number
 
 ANNOTATOR_KEYS = ("annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low", "golden_ci_high",
                   "fast_rate", "status", "reasons")
@@ -88,17 +89,24 @@ def _annotator_rows(quality: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def report_dict(report: AnnotatorReport) -> dict[str, Any]:
-    """The JSON contract (DESIGN "CLI"); NaN becomes null in to_json."""
+    """The JSON contract (DESIGN "CLI")."""
     ag = report.agreement
     agreement = {k: ag[k] for k in AGREEMENT_KEYS if k != "cohen_kappa"}
     agreement["cohen_kappa"] = [{k: p[k] for k in PAIR_KEYS} for p in ag["cohen_kappa"]]
     agreement.update({k: v for k, v in ag.items() if k not in AGREEMENT_KEYS})
-    return {"annotators": _annotator_rows(report.quality), "agreement": agreement,
-            "exclusion_effect": report.exclusion_effect}
+    # null = not computable: accuracy without golden answers (status not_evaluable), κ/α without shared
+    # items (n_items), the rating of a model the exclusion removed (rank_after null)
+    return undefined_as_null({"annotators": _annotator_rows(report.quality), "agreement": agreement,
+                              "exclusion_effect": report.exclusion_effect})
 
 
 def to_json(report: AnnotatorReport) -> str:
     return dumps(report_dict(report))
+
+
+def number(value: float, digits: int) -> str:
+    """``digits`` decimals; "–" where the statistic is not computable (see report_dict)."""
+    return _number(undefined_as_null(value), digits)
 
 
 def _percent(value: float) -> str:

@@ -12,18 +12,20 @@ from typing import Any
 
 from core.bias import (BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest, PositionTest,
                        TableTest, TwoProportions, Unavailable)
-from core.formats import dumps, markdown_table, markdown_text, number
+from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
+from core.formats import number as _number
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
 
 
 def report_dict(report: BiasReport) -> dict[str, Any]:
+    """The contract; a statistic a test could not compute is null, its block's verdict (or counts) say why."""
     out: dict[str, Any] = {"n_votes": report.n_votes, "n_golden": report.n_golden, "alpha": report.alpha}
     for name in TESTS:
         out[name] = _block(getattr(report, name))
     if report.corrections is not None:
         out["corrections"] = _corrections(report.corrections)
-    return out
+    return undefined_as_null(out)
 
 
 def to_json(report: BiasReport) -> str:
@@ -112,6 +114,11 @@ def to_markdown(report: BiasReport) -> str:
                                    number(r.elo, 0), number(r.ipw_elo, 0), f"{r.rank_bt} → {r.rank_ipw}",
                                    "yes" if r.rank_changed else ""] for r in c.rows], "lrrrrll")]
     return "\n".join(lines) + "\n"
+
+
+def number(value: float, digits: int) -> str:
+    """A test statistic to ``digits``; "–" where the test could not compute it (the verdict says why)."""
+    return _number(undefined_as_null(value), digits)
 
 
 def _p(p: float) -> str:

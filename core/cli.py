@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=0)
     report.add_argument("--alpha", type=float, default=0.05)
     report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
+    report.add_argument("--annotators", choices=POLICIES, default="exclude",
+                        help="votes of unqualified annotators (golden accuracy, fast answers): default exclude")
     _input_options(report)
 
     listing = sub.add_parser("datasets", help="list stored datasets")
@@ -257,7 +259,7 @@ def cmd_annotators(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from core import report
 
-    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png)
+    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.annotators)
     kind, frame, source = report.read_report_input(args)
     result = report.build_report(kind, frame, args.out, settings, source, report.terminal_progress())
     print(f"wrote {len(result.files)} files to {result.out_dir}"

@@ -34,7 +34,9 @@ class FriedmanResult:
     ``mean_ranks`` maps model → R_j (1 = best) in the order of the input's index. ``chi2`` and
     ``p_value`` are tie-corrected (recommended), ``chi2_uncorrected`` is Demšar's formula; NaN when
     every task is a complete tie (C = 0). ``ff``/``ff_p_value`` are Iman–Davenport with
-    ``df1 = k − 1``, ``df2 = (k − 1)(N − 1)`` (``ff`` = inf, p = 0 when χ²_F reaches N(k − 1)).
+    ``df1 = k − 1``, ``df2 = (k − 1)(N − 1)``; NaN when χ²_F reaches N(k − 1) (every task ranks the
+    models identically: F_F divides by the within-task disagreement, which is zero, so it would be
+    infinite with p = 0 whatever N). ``note`` says which statistic is undefined and why.
     ``q_alpha`` and ``cd`` are the Nemenyi critical value and difference. ``reject`` = p < alpha.
     ``different_pairs`` lists (model_i, model_j), i before j in input order, with |R_i − R_j| > CD,
     and only when ``reject`` (Demšar: post-hoc only after rejection); it is () otherwise.
@@ -56,6 +58,7 @@ class FriedmanResult:
     alpha: float
     reject: bool
     different_pairs: tuple[tuple[str, str], ...]
+    note: str | None = None
 
 
 def _check_alpha(alpha) -> float:
@@ -136,8 +139,14 @@ def friedman(scores: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | None
     reject = bool(p_value < alpha)
     pairs = tuple((models[i], models[j]) for i in range(k) for j in range(i + 1, k)
                   if abs(ranks[i] - ranks[j]) > cd) if reject else ()
+    note = None
+    if not np.isfinite(chi2):
+        note = "every task ties all models: there are no ranks to compare, so no test"
+    elif not np.isfinite(ff):
+        note = (f"all {n} tasks rank the models identically, so Iman–Davenport's F would divide by a "
+                "within-task disagreement of zero; the verdict uses Friedman's χ²")
     return FriedmanResult(n, k, dict(zip(models, map(float, ranks))), float(chi2_unc), float(tie_factor),
-                          float(chi2), p_value, ff, ff_p, df1, df2, q, float(cd), alpha, reject, pairs)
+                          float(chi2), p_value, ff, ff_p, df1, df2, q, float(cd), alpha, reject, pairs, note)
 
 
 def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
@@ -146,7 +155,7 @@ def iman_davenport(chi2: float, n: int, k: int) -> tuple[float, float]:
     if not np.isfinite(chi2):
         return float("nan"), float("nan")
     denominator = n * (k - 1) - chi2
-    if denominator <= 0:  # every task ranks the models identically: no within-task disagreement left
-        return float("inf"), 0.0
+    if denominator <= 1e-9 * n * (k - 1):  # every task ranks the models identically: F_F would be x/0
+        return float("nan"), float("nan")
     ff = (n - 1) * chi2 / denominator
     return float(ff), float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1)))

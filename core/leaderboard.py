@@ -24,6 +24,7 @@ import pandas as pd
 
 from core.bootstrap import percentile_interval
 from core.choices import RANK_BY
+from core.evidence import check_intervals, rank_ranges_with_evidence
 from core.friedman import FriedmanResult, friedman
 from core.task_bootstrap import EPS, RankCI, SubsetDraws, rank_summary, task_wins
 
@@ -66,6 +67,7 @@ class LeaderboardRow:
     rank_hi: int | None
     tie_group: int  # see aggregate(): adjacent models whose paired difference is not significant
     tasks_missing: int
+    interval_note: str | None = None  # why the mean has no interval (one task, scores that never vary)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class PairwiseRow:
     n_tasks: int  # tasks scored by both
     unpaired_ci_lo: float
     unpaired_ci_hi: float
+    note: str | None = None  # why the pair has no interval (and so no verdict)
 
 
 @dataclass(frozen=True)
@@ -244,10 +247,23 @@ def _pivot(runs: pd.DataFrame, metric: str | None):
         if not np.all(np.isfinite(w)) or (w < 0).any():
             raise LeaderboardError("`runs` column weight must hold finite, non-negative numbers on every row")
         weight = _per_task(w, task, "weight", len(tasks)).astype(np.float64)
+        _refuse_weightless(matrix, weight, models)
     index = pd.Index(tasks, dtype=object, name="task_id")
     scores = pd.DataFrame(matrix, index=pd.Index(models, dtype=object, name="model_id"), columns=index)
     return scores, pd.Series(category, index=index, name="category"), pd.Series(weight, index=index, name="weight"), \
         name
+
+
+def _refuse_weightless(matrix: np.ndarray, weight: np.ndarray, models: list[str]) -> None:
+    """A weighted mean over tasks of total weight 0 is 0/0: refuse it, naming the models."""
+    if not (weight > 0).any():
+        raise LeaderboardError("every task has weight 0: there is nothing to average (give the tasks positive "
+                               "weights, or drop the weight column)")
+    scored = ~np.isnan(matrix)
+    names = [m for m, bad in zip(models, scored.any(axis=1) & ~(scored & (weight > 0)).any(axis=1)) if bad]
+    if names:
+        raise LeaderboardError(f"{', '.join(names[:8])}{' …' if len(names) > 8 else ''}: every scored task has "
+                               "weight 0, so there is no mean to rank (give those tasks positive weights)")
 
 
 def pivot(runs: pd.DataFrame, metric: str | None = None) -> tuple[pd.DataFrame, pd.Series, pd.Series]:
@@ -419,23 +435,32 @@ def aggregate(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSet
     order = ranking_order(points.means if settings.rank_by == "mean" else points.win_rates)
     iv = bootstrap_intervals(matrix, settings, order)
     diffs = _pair_diffs(matrix, points, iv.pair_a, iv.pair_b)
-    sig = (iv.pair_lo > EPS) | (iv.pair_hi < -EPS)
+    # core.evidence: no interval (and so no verdict) from one task or from resamples that cannot vary.
+    mean_ev = check_intervals(points.means, iv.mean_lo, iv.mean_hi, points.completed, "task")
+    pair_ev = check_intervals(diffs, iv.pair_lo, iv.pair_hi, iv.pair_n, "shared task")
+    unpaired = check_intervals(diffs, iv.unpaired_lo, iv.unpaired_hi, iv.pair_n, "shared task")
+    sig = (pair_ev.low > EPS) | (pair_ev.high < -EPS)
     pairwise = tuple(PairwiseRow(matrix.models[a], matrix.models[b], float(d), float(lo), float(hi), bool(s), int(n),
-                                 float(ul), float(uh))
-                     for a, b, d, lo, hi, s, n, ul, uh in zip(iv.pair_a, iv.pair_b, diffs, iv.pair_lo, iv.pair_hi,
-                                                              sig, iv.pair_n, iv.unpaired_lo, iv.unpaired_hi))
+                                 float(ul), float(uh), note)
+                     for a, b, d, lo, hi, s, n, ul, uh, note in zip(iv.pair_a, iv.pair_b, diffs, pair_ev.low,
+                                                                    pair_ev.high, sig, iv.pair_n, unpaired.low,
+                                                                    unpaired.high, pair_ev.notes))
+    rank_lo = rank_hi = None
+    if iv.ranks is not None:
+        rank_lo, rank_hi = rank_ranges_with_evidence(
+            iv.ranks.rank_lo, iv.ranks.rank_hi, points.means if settings.rank_by == "mean" else points.win_rates,
+            iv.pair_a, iv.pair_b, pair_ev.missing, int(matrix.present.all(axis=0).sum()))
     # np.triu_indices order: the pair of ranks (i, i + 1) sits at i·(2m − i − 1)/2.
     adjacent = [bool(sig[i * (2 * m - i - 1) // 2]) for i in range(m - 1)]
     groups = np.concatenate([[1], 1 + np.cumsum(adjacent)]).astype(int) if m else np.empty(0, int)
     rows = []
     for position, i in enumerate(order):
-        rk = iv.ranks
         rows.append(LeaderboardRow(
-            position + 1, matrix.models[i], float(points.means[i]), float(iv.mean_lo[i]), float(iv.mean_hi[i]),
+            position + 1, matrix.models[i], float(points.means[i]), float(mean_ev.low[i]), float(mean_ev.high[i]),
             float(points.win_rates[i]), int(points.completed[i]),
             {c: float(points.category_means[i, j]) for j, c in enumerate(matrix.categories)},
-            None if rk is None else int(rk.rank_lo[i]), None if rk is None else int(rk.rank_hi[i]),
-            int(groups[position]), int(t - points.completed[i])))
+            None if rank_lo is None else int(rank_lo[i]), None if rank_hi is None else int(rank_hi[i]),
+            int(groups[position]), int(t - points.completed[i]), mean_ev.notes[i]))
     return Leaderboard(settings, tuple(rows), pairwise, friedman(scores, settings.alpha), m, t, metric,
                        matrix.categories, int(sig.sum()), matrix.weights is not None)
 

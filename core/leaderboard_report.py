@@ -6,26 +6,39 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from core.formats import csv_table, dumps, markdown_table, markdown_text
+from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 from core.leaderboard import Leaderboard
 
 ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
 
 
+def _absent(value: float, explained) -> float | None:
+    """None for a NaN whose reason is known (``explained``); any other NaN stays for the writer to refuse."""
+    return None if explained and value != value else value
+
+
 def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
     s = board.settings
-    rows = [{"rank": r.rank, "model_id": r.model_id, "mean_score": r.mean_score, "mean_ci_lo": r.mean_ci_lo,
-             "mean_ci_hi": r.mean_ci_hi, "win_rate": r.win_rate, "tasks_completed": r.tasks_completed,
-             "categories": dict(r.categories), "rank_lo": r.rank_lo, "rank_hi": r.rank_hi,
-             "tie_group": r.tie_group, "tasks_missing": r.tasks_missing} for r in board.rows]
-    pairwise = [{"model_a": p.model_a, "model_b": p.model_b, "diff": p.diff, "ci_lo": p.ci_lo, "ci_hi": p.ci_hi,
-                 "significant": p.significant, "n_tasks": p.n_tasks, "unpaired_ci_lo": p.unpaired_ci_lo,
-                 "unpaired_ci_hi": p.unpaired_ci_hi} for p in board.pairwise]
+    rows = [{"rank": r.rank, "model_id": r.model_id, "mean_score": _absent(r.mean_score, not r.tasks_completed),
+             "mean_ci_lo": _absent(r.mean_ci_lo, r.interval_note), "mean_ci_hi": _absent(r.mean_ci_hi, r.interval_note),
+             "win_rate": _absent(r.win_rate, not r.tasks_completed), "tasks_completed": r.tasks_completed,
+             # a category mean is absent where the model scored no task of that category
+             "categories": {c: _absent(v, True) for c, v in r.categories.items()}, "rank_lo": r.rank_lo,
+             "rank_hi": r.rank_hi, "tie_group": r.tie_group, "tasks_missing": r.tasks_missing,
+             "interval_note": r.interval_note} for r in board.rows]
+    pairwise = [{"model_a": p.model_a, "model_b": p.model_b, "diff": _absent(p.diff, not p.n_tasks),
+                 "ci_lo": _absent(p.ci_lo, p.note), "ci_hi": _absent(p.ci_hi, p.note), "significant": p.significant,
+                 "n_tasks": p.n_tasks, "unpaired_ci_lo": _absent(p.unpaired_ci_lo, p.note),
+                 "unpaired_ci_hi": _absent(p.unpaired_ci_hi, p.note), "note": p.note} for p in board.pairwise]
+    friedman = None
+    if board.friedman is not None:
+        friedman = {k: _absent(v, board.friedman.note) if isinstance(v, float) else v
+                    for k, v in asdict(board.friedman).items()}
     params = {"rank_by": s.rank_by, "bootstrap": s.replicates, "alpha": s.alpha, "seed": s.seed,
               "stratified": s.stratified, "metric": board.metric, "n_models": board.n_models,
               "n_tasks": board.n_tasks, "categories": list(board.categories), "weighted": board.weighted,
               "significant_pairs": board.significant_pairs, "pairs": len(board.pairwise),
-              "friedman": None if board.friedman is None else asdict(board.friedman)}
+              "pairs_without_interval": sum(p.note is not None for p in board.pairwise), "friedman": friedman}
     return {"rows": rows, "pairwise": pairwise, "params": params}
 
 
@@ -34,38 +47,49 @@ def to_json(board: Leaderboard) -> str:
 
 
 CSV_FIELDS = ("rank", "model_id", "mean_score", "mean_ci_lo", "mean_ci_hi", "win_rate", "rank_lo", "rank_hi",
-              "tie_group", "tasks_completed", "tasks_missing")
+              "tie_group", "tasks_completed", "tasks_missing", "interval_note")
 
 
 def to_csv(board: Leaderboard) -> str:
     """One row per model: the leaderboard fields, then one ``category:<name>`` mean column per category."""
     header = [*CSV_FIELDS, *(f"category:{c}" for c in board.categories)]
-    rows = [[getattr(r, f) for f in CSV_FIELDS] + [r.categories.get(c) for c in board.categories]
-            for r in board.rows]
+    rows = [[d[f] for f in CSV_FIELDS] + [d["categories"].get(c) for c in board.categories]
+            for d in leaderboard_dict(board)["rows"]]
     return csv_table(header, rows)
 
 
-def _two(value: float) -> str:
-    return "–" if value != value else f"{value:.2f}"
+def _two(value: float | None) -> str:
+    return number(value, 2)
 
 
 def to_markdown(board: Leaderboard) -> str:
-    """``| Rank | Model | Mean | 95% CI | Win rate | Tasks |``, two decimals, CI as ``0.74-0.82``."""
+    """``| Rank | Model | Mean | 95% CI | Win rate | Tasks |``, two decimals, CI as ``0.74-0.82``;
+    below the table, why a model has no interval."""
     level = round((1 - board.settings.alpha) * 100)
     rows = []
+    for r in leaderboard_dict(board)["rows"]:
+        ci = "–" if r["mean_ci_lo"] is None else f"{_two(r['mean_ci_lo'])}-{_two(r['mean_ci_hi'])}"
+        rows.append([r["rank"], markdown_text(r["model_id"][:ID_WIDTH]), _two(r["mean_score"]), ci,
+                     _two(r["win_rate"]), r["tasks_completed"]])
+    table = markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
+    notes: dict[str, list[str]] = {}
     for r in board.rows:
-        ci = "–" if r.mean_ci_lo != r.mean_ci_lo else f"{_two(r.mean_ci_lo)}-{_two(r.mean_ci_hi)}"
-        rows.append([r.rank, markdown_text(r.model_id[:ID_WIDTH]), _two(r.mean_score), ci, _two(r.win_rate),
-                     r.tasks_completed])
-    return markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
+        if r.interval_note:
+            notes.setdefault(r.interval_note, []).append(markdown_text(r.model_id[:ID_WIDTH]))
+    if notes:
+        table += "\n\nNo interval: " + "; ".join(f"{', '.join(m)} ({reason})" for reason, m in notes.items()) + "."
+    return table
 
 
 def pairwise_markdown(board: Leaderboard) -> str:
-    """Every pair's paired difference (mean over shared tasks) with its CI and verdict."""
+    """Every pair's paired difference (mean over shared tasks) with its CI and verdict ("no evidence"
+    where the pair has no interval; the notes below the table say why)."""
     level = round((1 - board.settings.alpha) * 100)
-    rows = [[markdown_text(p.model_a[:ID_WIDTH]), markdown_text(p.model_b[:ID_WIDTH]), f"{p.diff:+.2f}",
-             "–" if p.ci_lo != p.ci_lo else f"{p.ci_lo:.2f} to {p.ci_hi:.2f}", "differs" if p.significant else "tie",
-             p.n_tasks] for p in board.pairwise]
+    rows = [[markdown_text(p["model_a"][:ID_WIDTH]), markdown_text(p["model_b"][:ID_WIDTH]),
+             number(p["diff"], 2, sign=True),
+             "–" if p["ci_lo"] is None else f"{_two(p['ci_lo'])} to {_two(p['ci_hi'])}",
+             "no evidence" if p["note"] else ("differs" if p["significant"] else "tie"), p["n_tasks"]]
+            for p in leaderboard_dict(board)["pairwise"]]
     return markdown_table(["Model A", "Model B", "A − B", f"{level}% CI", "Verdict", "Tasks"], rows, "llrlll")
 
 
@@ -85,8 +109,10 @@ def _notes(board: Leaderboard) -> str:
     s = board.settings
     text = []
     if board.pairwise:
+        lacking = sum(p.note is not None for p in board.pairwise)
         text.append(f"{board.significant_pairs} of {len(board.pairwise)} pairs differ at α = {s.alpha:g} "
-                    "(paired bootstrap over shared tasks).")
+                    "(paired bootstrap over shared tasks)"
+                    + (f"; {lacking} without an interval, so no verdict ({_reasons(board)})." if lacking else "."))
     if board.friedman is not None:
         text += friedman_sentences(board.friedman)
     text.append(f"Ranked by {'mean score' if s.rank_by == 'mean' else 'win rate'}; {s.replicates:,} bootstrap "
@@ -94,12 +120,23 @@ def _notes(board: Leaderboard) -> str:
     return " ".join(text)
 
 
+def _reasons(board: Leaderboard) -> str:
+    reasons: dict[str, int] = {}
+    for p in board.pairwise:
+        if p.note:
+            reasons[p.note] = reasons.get(p.note, 0) + 1
+    return "; ".join(f"{n} {'pair' if n == 1 else 'pairs'}: {markdown_text(r)}" for r, n in reasons.items())
+
+
 def friedman_sentences(f) -> list[str]:
     """The Friedman / Iman–Davenport verdict and, only after a rejection (Demšar 2006), Nemenyi's
     pairs; markdown-safe. Shared by the CLI markdown and the Leaderboard page."""
     verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
-    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
-           f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}."]
+    if f.chi2 != f.chi2:
+        return [f"Friedman test (N = {f.n_tasks} tasks, k = {f.k}): {markdown_text(f.note)}."]
+    iman = (f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}" if f.ff == f.ff
+            else f"Iman–Davenport F undefined ({markdown_text(f.note)})")
+    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; {iman}: {verdict}."]
     if f.reject:
         pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
         out.append(f"Nemenyi critical difference {f.cd:.3f} at α = {f.alpha:g}: {pairs}.")

@@ -10,7 +10,7 @@ from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 from core.ranking import Ranking
 
 MODEL_FIELDS = ("model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
-                "n_votes", "arena_rank")
+                "n_votes", "arena_rank", "interval_note")
 ELO_SCHEMES = ("bt", "ipw", "adjusted")
 
 
@@ -21,12 +21,24 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
               "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.details}
     out: dict[str, Any] = {"scheme": s.scheme, "n_votes": ranking.n_votes, "n_models": ranking.n_models,
                            "identifiable": ranking.identifiable, "params": params,
-                           "models": [{f: getattr(r, f) for f in MODEL_FIELDS} for r in ranking.rows]}
+                           "models": [model_fields(ranking, r) for r in ranking.rows]}
     if ranking.covariates:
         out["covariates"] = [asdict(c) for c in ranking.covariates]
     if ranking.plain is not None:
         out["plain"] = ranking_dict(ranking.plain)
     return out
+
+
+def model_fields(ranking: Ranking, row) -> dict[str, Any]:
+    """One model's output fields; an interval is absent (None) only where the ranking says why: no
+    interval was asked for (``ci`` none) or ``interval_note`` gives the reason. Any other NaN is
+    left for the writers to refuse."""
+    d = {f: getattr(row, f) for f in MODEL_FIELDS}
+    if ranking.settings.ci == "none" or row.interval_note:
+        for f in ("ci_low", "ci_high"):
+            if d[f] != d[f]:
+                d[f] = None
+    return d
 
 
 def to_json(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
@@ -47,7 +59,7 @@ def _title(ranking: Ranking) -> str:
         if s.ci == "bootstrap" and "replicates" in ranking.details:
             text += f" ({s.replicates:,} replicates, seed {s.seed})"
     if s.ties == "davidson":
-        text += f"; ties as their own outcome (Davidson, ν = {ranking.details.get('nu', float('nan')):.3f})"
+        text += f"; ties as their own outcome (Davidson, ν = {number(ranking.details.get('nu'), 3)})"
     if not ranking.identifiable:
         text += ("\n\n> ⚠ Not identifiable: the comparisons do not connect every model in both directions "
                  "(a model never wins, never loses, or the graph falls apart). Ratings come from a refit "
@@ -70,8 +82,12 @@ def _markdown_one(ranking: Ranking) -> str:
     digits = 1 if elo else 3
     ci_label = f"{round((1 - ranking.settings.alpha) * 100)}% CI"
     rows = []
+    notes = {}
     for r in ranking.rows:
-        ci = "–" if r.ci_low != r.ci_low else f"{number(r.ci_low, digits)}–{number(r.ci_high, digits)}"
+        f = model_fields(ranking, r)
+        if r.interval_note:
+            notes.setdefault(r.interval_note, []).append(r.model)
+        ci = "–" if f["ci_low"] is None else f"{number(f['ci_low'], digits)}–{number(f['ci_high'], digits)}"
         ranks = "–" if r.rank_low is None else (f"{r.rank_low}" if r.rank_low == r.rank_high
                                                 else f"{r.rank_low}–{r.rank_high}")
         rows.append([r.rank, markdown_text(r.model), number(r.rating, digits), ci, ranks,
@@ -79,6 +95,9 @@ def _markdown_one(ranking: Ranking) -> str:
     table = markdown_table(["Rank", "Model", "Elo" if elo else "Win rate", ci_label, "Rank range",
                             "Win rate (raw)", "Votes"], rows, "rlrlrrr")
     text = _title(ranking) + "\n\n" + table
+    if notes:
+        text += "\n\nNo interval: " + "; ".join(f"{', '.join(markdown_text(m) for m in models)} ({reason})"
+                                                for reason, models in notes.items()) + "."
     if ranking.covariates:
         cov = markdown_table(["Covariate", "Estimate", "SE"],
                              [[markdown_text(c.name), number(c.estimate, 4), number(c.se, 4)]
@@ -95,5 +114,6 @@ def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) 
     rows = []
     for key, ranking in items:
         for r in ranking.rows:
-            rows.append([*key, *(getattr(r, f) for f in MODEL_FIELDS)])
+            d = model_fields(ranking, r)
+            rows.append([*key, *(d[f] for f in MODEL_FIELDS)])
     return csv_table(header, rows)

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from core import bradley_terry as bt
-from core.annotators import apply_policy
+from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY, apply_policy
 from core.pairwise import Cells, cells_from_counts
-from core.ranking import (Ranking, RankingError, RankSettings, anchor_index, normal_intervals, rank_cells, rank_votes,
-                          without_absent_models)
+from core.ranking import (Ranking, RankingError, RankSettings, analysed_votes, anchor_index, normal_intervals,
+                          rank_cells, rank_votes, without_absent_models)
 from core.schema import COUNT_STRATA
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
@@ -32,6 +32,7 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
     by = by or []
     if kind == "votes":
         votes, summary = apply_policy(frame, annotators)
+        require_votes_after_policy(frame, votes, summary)
         if by:
             return {key: _with(r, summary) for key, r in rank_groups(votes, by, settings).items()}
         return _with(rank_votes(votes, settings), summary)
@@ -48,6 +49,19 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         return rank_matrix(frame, settings)
     raise RankingError(f"a {kind.replace('_', ' ')} dataset is not pairwise: rank votes, counts or a win-rate "
                        "matrix (score tables go to `evalboard leaderboard`)")
+
+
+def require_votes_after_policy(frame: pd.DataFrame, kept: pd.DataFrame, summary: dict) -> None:
+    """Say so when the annotator policy, not the golden questions, left nothing to rank."""
+    if len(analysed_votes(kept)[0]) or not len(analysed_votes(frame)[0]):
+        return
+    names = summary.get("unqualified_annotators", [])
+    shown = ", ".join(map(str, names[:5])) + (f" … ({len(names)} annotators)" if len(names) > 5 else "")
+    raise RankingError(
+        f"the annotator policy '{summary.get('annotators')}' left no votes to rank: all "
+        f"{summary.get('unqualified_votes', 0):,} votes come from unqualified annotators ({shown}; golden accuracy "
+        f"below {MIN_GOLDEN_ACCURACY:.2f} or more than {MAX_FAST_RATE:.0%} of answers under {FAST_SECONDS:g} s). "
+        "To rank them anyway, keep their votes (--annotators keep) or count them half (--annotators downweight).")
 
 
 def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings) -> dict[tuple, Ranking]:
@@ -101,7 +115,8 @@ def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:
     from core.ranking import build_rows
 
     return Ranking(settings, int(round(cells.n_votes)), k, fit.identifiable,
-                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high), details=details)
+                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor),
+                   details=details)
 
 
 def _matrix_cells(w: np.ndarray, models) -> Cells:

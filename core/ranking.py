@@ -17,6 +17,7 @@ from core import bradley_terry as bt
 from core.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
     rank_interval, ranks_of
 from core.choices import CI_METHODS, SCHEMES, TIE_MODELS
+from core.evidence import check_intervals, widen_rank_ranges, zero_width
 from core.intervals import z_value
 from core.pairwise import Cells, compress_votes, win_matrix
 from core.winrate import win_rates
@@ -59,6 +60,7 @@ class ModelRow:
     arena_rank: int | None  # 1 + number of models whose CI lies wholly above this one's
     win_rate: float  # observed win rate against the field, ties half
     n_votes: int
+    interval_note: str | None = None  # why there is no interval (too few votes, resamples that cannot vary)
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,10 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
     """Rank the models of a canonical votes frame (core.io / core.store output)."""
     used, golden = analysed_votes(votes)
     if len(used) == 0:
-        raise RankingError("no votes to rank (golden-question votes are not used for rankings)")
+        raise RankingError(f"no votes to rank: all {golden:,} votes are golden-question votes, which are not used "
+                           "for rankings" if golden else "no votes to rank")
     used, unrated = without_absent_models(used)
+    check_vote_weights(used)
     if settings.scheme == "adjusted":
         from core.ranking_adjusted import rank_adjusted
 
@@ -112,6 +116,41 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
     if unrated:
         details["models_without_votes"] = unrated
     return replace(ranking, details=details)
+
+
+def check_vote_weights(votes: pd.DataFrame) -> None:
+    """Refuse votes whose weights leave a model (or everything) without weight: a weighted estimate of
+    zero weight is 0/0, and a fit would put such a model anywhere (e.g. every model at 1500)."""
+    if "weight" not in votes or len(votes) == 0:
+        return
+    weight = votes["weight"].to_numpy(dtype=np.float64)
+    if (weight > 0).all():
+        return
+    a, b = votes["model_a"], votes["model_b"]
+    if isinstance(a.dtype, pd.CategoricalDtype):
+        models = [str(m) for m in a.cat.categories]
+        left, right = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
+    else:
+        models = sorted(set(map(str, a)) | set(map(str, b)))
+        index = {m: i for i, m in enumerate(models)}
+        left, right = a.astype(str).map(index).to_numpy(), b.astype(str).map(index).to_numpy()
+    per_model = (np.bincount(left, weights=weight, minlength=len(models))
+                 + np.bincount(right, weights=weight, minlength=len(models)))
+    _refuse_weightless(models, per_model, "vote")
+
+
+def _refuse_weightless(models, per_model: np.ndarray, what: str, seen: np.ndarray | None = None) -> None:
+    """``per_model``: each model's total weight; ``seen``: which models have votes at all (default all)."""
+    seen = np.ones(len(per_model), bool) if seen is None else seen
+    if (per_model[seen] > 0).all():
+        return
+    if not (per_model > 0).any():
+        raise RankingError(f"every {what} has weight 0: there is nothing to rank (give the {what}s positive "
+                           "weights, or drop the weight column)")
+    names = [m for m, w, v in zip(models, per_model, seen) if v and not w > 0]
+    shown = ", ".join(names[:8]) + (f" … ({len(names)} models)" if len(names) > 8 else "")
+    raise RankingError(f"every {what} of {shown} has weight 0: such a model has no evidence to rate it; give "
+                       f"those {what}s positive weights or leave the model out")
 
 
 def without_absent_models(votes: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -132,6 +171,7 @@ def without_absent_models(votes: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]
 
 def rank_cells(cells: Cells, settings: RankSettings = RankSettings()) -> Ranking:
     """Rank from compressed cells (schemes bt and winrate; both tie treatments)."""
+    _refuse_weightless(cells.models, _model_weights(cells, cells.weight), "vote", _model_weights(cells, 1.0) > 0)
     if settings.scheme == "winrate":
         return _rank_winrate(cells, settings)
     if settings.scheme != "bt":
@@ -143,6 +183,12 @@ def rank_cells(cells: Cells, settings: RankSettings = RankSettings()) -> Ranking
 
         return rank_davidson(cells, settings)
     return _rank_bt(cells, settings)
+
+
+def _model_weights(cells: Cells, weight) -> np.ndarray:
+    cw = cells.count * weight
+    return (np.bincount(cells.left, weights=cw, minlength=cells.n_models)
+            + np.bincount(cells.right, weights=cw, minlength=cells.n_models))
 
 
 def anchor_index(models, anchor) -> tuple[int, float] | None:
@@ -184,7 +230,7 @@ def _rank_bt(cells: Cells, settings: RankSettings) -> Ranking:
         low = high = np.full(len(elo), np.nan)
         rank_low = rank_high = None
     return Ranking(settings, int(cells.n_votes), cells.n_models, fit.identifiable,
-                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high), details=details)
+                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor), details=details)
 
 
 def normal_intervals(estimate: np.ndarray, cov: np.ndarray, settings: RankSettings):
@@ -201,7 +247,7 @@ def _rank_winrate(cells: Cells, settings: RankSettings) -> Ranking:
     rates = win_rates(cells.left, cells.right, cells.s, cells.count, cells.n_models, weight=cells.weight,
                       alpha=settings.alpha)
     rate = rates.win_rate
-    rank_low = rank_high = None
+    rank_low = rank_high = flat = None
     details: dict[str, Any] = {"interval": "wilson"}
     if settings.ci == "none":
         low = high = np.full(len(rate), np.nan)
@@ -211,9 +257,10 @@ def _rank_winrate(cells: Cells, settings: RankSettings) -> Ranking:
             counts = multinomial_counts(cells, settings.replicates, np.random.default_rng(settings.seed))
             replicate_rates = _replicate_win_rates(cells, counts)
             rank_low, rank_high = rank_interval(replicate_rates, settings.alpha)
+            flat = zero_width(rate, np.nanmin(replicate_rates, axis=0), np.nanmax(replicate_rates, axis=0))
             details.update(replicates=settings.replicates, rank_intervals="multinomial bootstrap")
     return Ranking(settings, int(cells.n_votes), cells.n_models, True,
-                   build_rows(cells, rate, rate, low, high, rank_low, rank_high), details=details)
+                   build_rows(cells, rate, rate, low, high, rank_low, rank_high, flat), details=details)
 
 
 def _replicate_win_rates(cells: Cells, counts: np.ndarray) -> np.ndarray:
@@ -229,10 +276,32 @@ def _replicate_win_rates(cells: Cells, counts: np.ndarray) -> np.ndarray:
         return (counts @ won) / (counts @ seen)
 
 
-def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high) -> tuple[ModelRow, ...]:
-    """One row per model, best first; observed win rates and vote counts come from the cells."""
+def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high, flat=None,
+               anchor: tuple[int, float] | None = None) -> tuple[ModelRow, ...]:
+    """One row per model, best first; observed win rates and vote counts come from the cells.
+
+    Every scheme's intervals pass the rules of :mod:`core.evidence` here: no interval from fewer than
+    two votes or from resamples that cannot vary (with the reason in ``interval_note``), the rating
+    inside its interval, rank ranges covering every model the data cannot separate. ``flat`` marks
+    models whose bootstrap statistic never varied although an analytic interval (Wilson) remains.
+    The ``anchor`` model's rating is fixed by definition: it has no interval of its own (the others'
+    are relative to it), but its rank range is the bootstrap's.
+    """
     observed = win_rates(cells.left, cells.right, cells.s, cells.count, cells.n_models, weight=cells.weight)
     rating = np.asarray(rating, dtype=np.float64)
+    low, high = np.array(low, dtype=np.float64), np.array(high, dtype=np.float64)
+    requested = bool(np.isfinite(low).any())
+    if anchor is not None:
+        low[anchor[0]] = high[anchor[0]] = np.nan
+    if requested:
+        checked = check_intervals(rating, low, high, observed.n_votes)
+        low, high = checked.low, checked.high
+        missing, notes = checked.missing, list(checked.notes)
+    else:  # no interval was computed at all (ci none): nothing to explain per model
+        missing, notes = np.zeros(len(rating), bool), [None] * len(rating)
+    if anchor is not None and requested and notes[anchor[0]] is None:
+        notes[anchor[0]] = f"the anchor: its rating is fixed at {anchor[1]:g}; the other intervals are relative to it"
+    rank_low, rank_high = widen_rank_ranges(rank_low, rank_high, missing, flat, low, high)
     ranks = ranks_of(np.nan_to_num(rating, nan=-np.inf))
     arena = arena_rank(low, high) if not np.isnan(low).all() else None
     order = np.lexsort((np.arange(len(rating)), ranks))
@@ -241,7 +310,8 @@ def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high) -
         rows.append(ModelRow(
             cells.models[i], int(ranks[i]), float(rating[i]), float(strength[i]), float(low[i]), float(high[i]),
             None if rank_low is None else int(rank_low[i]), None if rank_high is None else int(rank_high[i]),
-            None if arena is None else int(arena[i]), float(observed.win_rate[i]), int(round(observed.n_votes[i]))))
+            None if arena is None or notes[i] else int(arena[i]), float(observed.win_rate[i]),
+            int(round(observed.n_votes[i])), notes[i]))
     return tuple(rows)
 
 

@@ -54,7 +54,8 @@ def rank_adjusted(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -
     covariates += [Covariate(n, float(b), float(se)) for n, b, se in zip(names, fit.beta, fit.beta_se)]
     details.update(iterations=fit.iterations, converged=fit.converged, rows_fitted=len(rows))
     cells = compress_votes(votes)
-    return Ranking(settings, int(len(votes)), k, True, build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high),
+    return Ranking(settings, int(len(votes)), k, True,
+                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor),
                    covariates=tuple(covariates), details=details, plain=plain)
 
 

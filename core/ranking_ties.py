@@ -44,4 +44,4 @@ def rank_davidson(cells: Cells, settings: RankSettings) -> Ranking:
                        interval="multinomial bootstrap" + (" (ci sandwich is not available for Davidson)"
                                                            if settings.ci == "sandwich" else ""))
     return Ranking(settings, int(cells.n_votes), cells.n_models, identifiable,
-                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high), details=details)
+                   build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor), details=details)

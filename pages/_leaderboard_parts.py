@@ -64,9 +64,10 @@ def board_table(board: Leaderboard) -> pd.DataFrame:
     return pd.DataFrame([{"Rank": r.rank, "Model": r.model_id, "Mean": two(r.mean_score),
                           ci: interval(r.mean_ci_lo, r.mean_ci_hi), "Win rate": two(r.win_rate),
                           "Rank range": rank_range(r.rank_lo, r.rank_hi), "Tasks completed": r.tasks_completed,
-                          "Tasks missing": r.tasks_missing, "Tie group": r.tie_group} for r in board.rows],
+                          "Tasks missing": r.tasks_missing, "Tie group": r.tie_group,
+                          "No interval because": r.interval_note or ""} for r in board.rows],
                         columns=["Rank", "Model", "Mean", ci, "Win rate", "Rank range", "Tasks completed",
-                                 "Tasks missing", "Tie group"])
+                                 "Tasks missing", "Tie group", "No interval because"])
 
 
 def bar_rows(board: Leaderboard) -> pd.DataFrame:
@@ -97,10 +98,12 @@ def pair_table(board: Leaderboard) -> pd.DataFrame:
                      "A − B": DASH if math.isnan(p.diff) else f"{p.diff:+.2f}",
                      f"Paired {ci}": interval(p.ci_lo, p.ci_hi, " to "), "Paired width": two(paired),
                      f"Unpaired {ci}": interval(p.unpaired_ci_lo, p.unpaired_ci_hi, " to "),
-                     "Unpaired width": two(unpaired), "Verdict": "differs" if p.significant else "tie",
-                     "Shared tasks": p.n_tasks})
+                     "Unpaired width": two(unpaired),
+                     "Verdict": "no evidence" if p.note else ("differs" if p.significant else "tie"),
+                     "Shared tasks": p.n_tasks, "No interval because": p.note or ""})
     return pd.DataFrame(rows, columns=["Model A", "Model B", "A − B", f"Paired {ci}", "Paired width",
-                                       f"Unpaired {ci}", "Unpaired width", "Verdict", "Shared tasks"])
+                                       f"Unpaired {ci}", "Unpaired width", "Verdict", "Shared tasks",
+                                       "No interval because"])
 
 
 def weights_editor(dataset_id: int, metric: str | None, categories: pd.Series, weights: pd.Series

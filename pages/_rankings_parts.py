@@ -13,7 +13,7 @@ from core.filters import Filters
 from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_groups
+from core.rank_run import rank_groups, require_votes_after_policy
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
 from pages._shared import load_dataset
 
@@ -45,6 +45,7 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     # The annotator policy is decided once, on all votes (as rank_input does); every fit below reuses it.
     kept, summary = apply_policy(votes, annotators)
+    require_votes_after_policy(votes, kept, summary)  # the policy, not the golden questions, left nothing
     analysed, n_golden = analysed_votes(kept)
     if len(analysed) == 0:
         rank_votes(kept, settings)  # raises the error that says why there is nothing to rank
@@ -106,6 +107,8 @@ def rating_table(ranking: Ranking) -> tuple[pd.DataFrame, dict]:
     table = pd.DataFrame({"Rank": frame["rank"], "Model": frame["model"].astype(str), rating: frame["rating"],
                           f"CI low ({level})": frame["ci_low"], f"CI high ({level})": frame["ci_high"],
                           "Rank range": ranks, "Win rate (raw)": frame["win_rate"], "Votes": frame["n_votes"]})
+    if frame["interval_note"].notna().any():
+        table["No interval because"] = frame["interval_note"].fillna("")
     config = {rating: st.column_config.NumberColumn(format=digits),
               f"CI low ({level})": st.column_config.NumberColumn(format=digits),
               f"CI high ({level})": st.column_config.NumberColumn(format=digits),
@@ -123,6 +126,18 @@ def group_tables(groups: dict[tuple, Ranking], by: str) -> tuple[pd.DataFrame, p
     table = ranks.astype("Int64").rename_axis("model").reset_index()
     table.columns = ["Model", *(f"{c} rank" for c in ranks.columns)]
     return table, ratings, ranks
+
+
+def note_no_interval(ranking: Ranking) -> str | None:
+    """Which models have no interval, and why (too few votes, resamples that cannot vary)."""
+    reasons: dict[str, list[str]] = {}
+    for r in ranking.rows:
+        if r.interval_note:
+            reasons.setdefault(r.interval_note, []).append(r.model)
+    if not reasons:
+        return None
+    return "No interval for " + "; ".join(f"{', '.join(models)} ({reason})" for reason, models in reasons.items()) \
+        + ". Their rank ranges cover every position the data cannot rule out."
 
 
 def note_unidentifiable(ranking: Ranking) -> str | None:

@@ -87,6 +87,10 @@ st.subheader("Ranking")
 st.dataframe(board_table(board), hide_index=True, key="board_table")
 st.caption("Rank range: the rank interval over the task bootstrap (tasks scored by every model). Tie group: "
            "adjacent models whose paired difference is not significant share a group.")
+if any(r.interval_note for r in board.rows):
+    st.info("Some models have no interval (the reason is in the table): one task, or scores that never vary, "
+            "give a bootstrap nothing to resample. Their rank ranges cover every model they cannot be told from.",
+            icon=":material/info:")
 st.plotly_chart(leaderboard_bars(bar_rows(board), title=f"Mean score with {round((1 - alpha) * 100)}% CI"),
                 key="board_bars")
 if board.categories:
@@ -95,7 +99,9 @@ if board.categories:
 st.subheader("Pairwise differences")
 if board.pairwise:
     st.metric("Significant pairs", f"{board.significant_pairs} of {len(board.pairwise)}",
-              help=f"Pairs whose paired bootstrap CI of the mean difference excludes 0 (α = {s.alpha:g}).")
+              help=f"Pairs whose paired bootstrap CI of the mean difference excludes 0 (α = {s.alpha:g}). A pair "
+                   "without an interval (fewer than two shared tasks, or the same difference on every task) "
+                   "gets no verdict.")
     models = [r.model_id for r in board.rows]
     st.plotly_chart(pairwise_matrix(pair_frame(board), models,
                                     title="Mean difference, row − column (* = significant)"), key="board_pairs")

@@ -20,6 +20,7 @@ from pages._rankings_parts import (
     group_name,
     group_tables,
     is_elo,
+    note_no_interval,
     note_unidentifiable,
     rating_table,
 )
@@ -82,6 +83,9 @@ st.caption(summary)
 def show_ranking(r, key: str) -> None:
     table, config = rating_table(r)
     st.dataframe(table, column_config=config, hide_index=True, key=f"{key}_table")
+    missing = note_no_interval(r)
+    if missing:
+        st.info(plain(missing), icon=":material/info:")
 
 
 if ranking.plain is not None:

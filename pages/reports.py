@@ -11,6 +11,7 @@ from core.charts.export import png_available
 from core.report import ReportSettings
 from core.store import default_db_path
 from pages._filters import active_filters
+from pages._rankings_parts import POLICY_LABELS
 from pages._reports_parts import MIME, build_bundle, bundle_key, safe_stem
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
@@ -41,9 +42,15 @@ with st.form("report_settings", border=True):
     seed = int(c.number_input("Seed", min_value=0, value=0, step=1, key="report_seed"))
     png = d.toggle("PNG figures", value=can_png, disabled=not can_png, key="report_png",
                    help=None if can_png else "PNG export needs kaleido and a Chromium browser on the server.")
+    annotators = "exclude"
+    if dataset.kind == "votes":
+        annotators = st.selectbox("Annotators", list(POLICY_LABELS), format_func=POLICY_LABELS.get,
+                                  key="report_annotators", help="What the rankings do with the votes of unqualified "
+                                  "annotators (golden accuracy below 0.60 or over 30% of answers under 3 s).")
     build = st.form_submit_button("Build the report", type="primary", icon=":material/build:")
 
-settings = ReportSettings(bootstrap=replicates, seed=seed, alpha=alpha, png=bool(png and can_png))
+settings = ReportSettings(bootstrap=replicates, seed=seed, alpha=alpha, png=bool(png and can_png),
+                          annotators=annotators)
 key = bundle_key(dataset, filters, settings)
 if build:
     frame = load_dataset(str(default_db_path()), dataset.id, dataset.sha256)

@@ -177,3 +177,16 @@ def test_several_metrics_per_task_are_chosen_one_at_a_time(app, db_path):
     picker.set_value("f1")
     run(at)
     assert list(table(at)["Model"]) == ["y", "x"] and table(at).iloc[0]["Mean"] == "0.80"
+
+
+def test_one_task_shows_no_interval_and_why(app, db_path):
+    # One task cannot give an interval or a verdict: the page says so instead of "0.90-0.90" and "differs".
+    data = b"model_id,task_id,metric_name,score\na,t1,acc,0.9\nb,t1,acc,0.5\nc,t1,acc,0.1\n"
+    app.session_state["active_dataset"] = stored(db_path, "one_task", data, kind="eval_runs")
+    at = run(app)
+    shown = table(at)
+    assert list(shown["95% CI"]) == ["–"] * 3 and list(shown["Rank range"]) == ["1-3"] * 3
+    assert set(shown["No interval because"]) == {"1 task: too few for an interval"}
+    assert any("no interval" in t for t in texts(at.main.info))
+    pairs = frames(at)[1]
+    assert set(pairs["Verdict"]) == {"no evidence"} and at.metric[0].value == "0 of 3"

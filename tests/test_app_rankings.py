@@ -182,3 +182,26 @@ def test_core_errors_are_shown_not_raised(router, db_path):
     [error] = texts(at.error)
     assert "could not be computed" in error and "no votes to rank" in error
     assert not at.main.dataframe
+
+
+def test_one_vote_shows_no_interval_and_why(router, db_path):
+    with Store(db_path) as store:
+        dataset = store.ingest(load(b"model_a,model_b,winner\nalpha,beta,model_a\n", name="one.csv"), name="one")
+    at = rankings(router, dataset.dataset.id, rank_bootstrap=100)
+    assert not at.error
+    table = at.main.dataframe[0].value
+    assert table["CI low (95%)"].isna().all() and list(table["Rank range"]) == ["1–2", "1–2"]
+    assert set(table["No interval because"]) == {"1 vote: too few for an interval"}
+    assert any("No interval for alpha, beta (1 vote: too few for an interval)" in t for t in texts(at.main.info))
+
+
+def test_a_policy_that_leaves_no_votes_says_so(router, db_path):
+    rows = "".join(f"{'abc'[i % 3]},{'bca'[i % 3]},model_a,u{i % 3},1.0\n" for i in range(12))
+    data = ("model_a,model_b,winner,annotator_id,response_time_s\n" + rows).encode()
+    with Store(db_path) as store:
+        dataset = store.ingest(load(data, name="hasty.csv"), name="hasty")
+    at = rankings(router, dataset.dataset.id, rank_bootstrap=100)
+    [error] = texts(at.error)
+    assert "annotator policy 'exclude' left no votes" in error and "keep their votes" in error
+    kept = rankings(router, dataset.dataset.id, rank_bootstrap=100, rank_annotators="keep")
+    assert not kept.error and len(kept.main.dataframe[0].value) == 3

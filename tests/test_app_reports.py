@@ -100,3 +100,13 @@ def test_png_figures_zip(db_path, samples):
         assert names == [f"figures/{n}" for n in bundle.figures]
         assert all(archive.read(n)[:8] == b"\x89PNG\r\n\x1a\n" for n in names)
     assert "figures/leaderboard_bars.png" in names
+
+
+def test_the_annotator_policy_reaches_the_votes_bundle(app_router, samples):
+    at = open_page("reports", samples["arena_demo"], **FAST, report_annotators="keep")
+    assert at.selectbox(key="report_annotators").value == "keep"
+    at = build(at)
+    params = json.loads(at.json[0].proto.body)["params"]
+    assert params["annotators"] == "keep" and params["unqualified_votes"] > 0
+    runs = open_page("reports", samples["evalruns_demo"], **FAST)
+    assert "report_annotators" not in [s.key for s in runs.get("selectbox")]  # a score table has no annotators

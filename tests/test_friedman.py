@@ -103,7 +103,9 @@ def test_all_ties_and_perfect_agreement():
     assert not ties.reject and ties.different_pairs == ()
     agree = friedman(pd.DataFrame(np.tile([[0.9], [0.5], [0.1]], 6), index=list("abc")))
     assert agree.chi2 == pytest.approx(agree.n_tasks * (agree.k - 1))
-    assert agree.ff == np.inf and agree.ff_p_value == 0.0
+    # F_F would be x/0 (no within-task disagreement): undefined with a note, not "F = inf, p = 0".
+    assert np.isnan(agree.ff) and np.isnan(agree.ff_p_value) and "identically" in agree.note
+    assert ties.note and "no test" in ties.note
 
 
 def test_no_post_hoc_without_rejection():

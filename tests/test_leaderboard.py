@@ -227,8 +227,13 @@ def test_one_model():
 def test_one_task():
     board = aggregate(runs_from({"a": [0.7], "b": [0.4]}), LeaderboardSettings(replicates=100))
     a = by_model(board)["a"]
-    assert (a.mean_ci_lo, a.mean_ci_hi) == (0.7, 0.7) and board.friedman is None
-    assert board.pairwise[0].ci_lo == board.pairwise[0].ci_hi == pytest.approx(0.3)
+    # One task gives a bootstrap nothing to resample: no interval and no verdict, with the reason
+    # (core.evidence), and rank ranges over both models; not "0.70–0.70" and "differs".
+    assert math.isnan(a.mean_ci_lo) and math.isnan(a.mean_ci_hi) and board.friedman is None
+    assert a.interval_note == "1 task: too few for an interval"
+    (pair,) = board.pairwise
+    assert math.isnan(pair.ci_lo) and not pair.significant and pair.note.startswith("1 shared task")
+    assert all((r.rank_lo, r.rank_hi) == (1, 2) for r in board.rows)
 
 
 def test_all_equal_scores():

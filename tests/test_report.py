@@ -84,7 +84,7 @@ def test_votes_json_contract(arena_bundle):
 def test_csv_matches_json(arena_bundle):
     csv = pd.read_csv(arena_bundle / "BT_ANALYSIS_REPORT.csv", keep_default_na=False)
     assert list(csv.columns) == ["scope", "game_id", "dimension", "model", "rank", "rating", "ci_low", "ci_high",
-                                 "rank_low", "rank_high", "n_votes"]
+                                 "rank_low", "rank_high", "n_votes", "interval_note"]
     doc = json.loads((arena_bundle / "report.json").read_text())
     glob = csv[csv["scope"] == "global"].set_index("model")
     for m in doc["rank"]["models"]:

@@ -18,7 +18,7 @@ import pandas as pd
 from core.evalset.audit import StageRecord
 from core.evalset.pipeline import Build
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
-from core.formats import csv_text, json_value
+from core.formats import csv_text, undefined_as_null
 
 EVAL_SET_COLUMNS = ("query_id", "prompt", "category", "subcategory", "raw_query_original", "reason",
                     *SCORE_COLUMNS, "score", *TAG_COLUMNS)
@@ -107,7 +107,9 @@ def to_csv(table: pd.DataFrame) -> str:
 
 
 def to_jsonl(table: pd.DataFrame) -> str:
-    return "".join(json.dumps(json_value(rec), ensure_ascii=False) + "\n" for rec in table.to_dict("records"))
+    # a missing cell of the table (e.g. no duplicate_of) is null
+    return "".join(json.dumps(undefined_as_null(rec), ensure_ascii=False, allow_nan=False) + "\n"
+                   for rec in table.to_dict("records"))
 
 
 def write_outputs(state: Build, output: str | Path) -> list[Path]:

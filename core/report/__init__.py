@@ -33,6 +33,7 @@ class ReportSettings:
     seed: int = 0
     alpha: float = 0.05
     png: bool = True
+    annotators: str = "exclude"  # the annotator policy of the votes rankings (keep, exclude, downweight)
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The votes bundle: ``BT_ANALYSIS_REPORT.md``, ``BT_ANALYSIS_REPORT.csv``, ``report.json``, ``figures/``.
 
-Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), annotators ``exclude``,
+Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), the annotator policy of the
+settings (``--annotators``, default ``exclude``),
 for the global data and per game, per dimension and per game × dimension. The bias diagnostics and
 the annotator report run on all votes, as ``evalboard bias`` / ``evalboard annotators`` do.
 Figure definitions: :mod:`core.report.votes_data`.
@@ -8,7 +9,7 @@ Figure definitions: :mod:`core.report.votes_data`.
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from core import annotator_report, bias_report
 from core.annotators import apply_policy
 from core.bias import diagnose
 from core.formats import csv_table, dumps, markdown_text
-from core.rank_report import ranking_dict
+from core.rank_report import model_fields, ranking_dict
+from core.rank_run import require_votes_after_policy
 from core.rank_report import to_markdown as ranking_markdown
 from core.ranking import Ranking, RankSettings, rank_votes
 from core.report import (
@@ -37,8 +39,9 @@ from core.report import votes_data as vd
 MARKDOWN = "BT_ANALYSIS_REPORT.md"
 CSV = "BT_ANALYSIS_REPORT.csv"
 CSV_FIELDS = ("scope", "game_id", "dimension", "model", "rank", "rating", "ci_low", "ci_high", "rank_low",
-              "rank_high", "n_votes")
-POLICY = "exclude"
+              "rank_high", "n_votes", "interval_note")
+POLICY_WORDS = {"exclude": "unqualified annotators excluded", "downweight": "unqualified annotators down-weighted",
+                "keep": "every annotator's votes kept"}
 SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "game_dimension": "Per game × dimension"}
 
 
@@ -48,7 +51,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
-    votes, summary = apply_policy(frame, POLICY)
+    votes, summary = apply_policy(frame, settings.annotators)
+    require_votes_after_policy(frame, votes, summary)
     steps("global ranking (bootstrap)")
     global_rank = _ranked(votes, rank_settings, summary)
     order = [r.model for r in global_rank.rows]
@@ -73,7 +77,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     names = list(figures) if figures else _figure_names(votes, scopes)
     steps("write markdown, CSV, JSON")
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
-              "alpha": settings.alpha, "seed": settings.seed, "annotators": POLICY, **summary}
+              "alpha": settings.alpha, "seed": settings.seed, **summary}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
                                           common), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
@@ -171,8 +175,9 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
              f"{source.get('rows', '?')} rows). Scheme bt, ties half, {params['bootstrap']:,} bootstrap replicates, "
-             f"seed {params['seed']}, α = {params['alpha']}, unqualified annotators excluded "
-             f"({params['unqualified_votes']} votes of {len(params['unqualified_annotators'])} annotators)."), "",
+             f"seed {params['seed']}, α = {params['alpha']}, {POLICY_WORDS[params['annotators']]} "
+             f"({params['unqualified_votes']} votes of {len(params['unqualified_annotators'])} unqualified "
+             "annotators)."), "",
              "## Global ranking", "", ranking_markdown(global_rank), ""]
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
@@ -190,7 +195,7 @@ def _csv(global_rank: Ranking, scopes: dict[str, dict[tuple, Ranking]]) -> str:
 
     def add(scope: str, game, dim, ranking: Ranking):
         for r in ranking.rows:
-            d = asdict(r)
+            d = model_fields(ranking, r)
             rows.append([scope, game, dim, *(d[f] for f in CSV_FIELDS[3:])])
 
     add("global", "", "", global_rank)
