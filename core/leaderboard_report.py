@@ -8,8 +8,9 @@ from typing import Any
 
 from core.formats import csv_table, dumps, markdown_table, markdown_text
 from core.leaderboard import Leaderboard
+from core.short_names import short_names
 
-ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
+ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table (kept distinct)
 
 
 def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
@@ -49,13 +50,21 @@ def _two(value: float) -> str:
     return "–" if value != value else f"{value:.2f}"
 
 
+def model_labels(board: Leaderboard) -> dict[str, str]:
+    """Every model id of the board as the markdown tables show it: at most ID_WIDTH characters where
+    that keeps ids apart (:func:`core.short_names.short_names`), markdown-escaped."""
+    ids = [r.model_id for r in board.rows] + [m for p in board.pairwise for m in (p.model_a, p.model_b)]
+    return {i: markdown_text(name) for i, name in short_names(ids, ID_WIDTH).items()}
+
+
 def to_markdown(board: Leaderboard) -> str:
     """``| Rank | Model | Mean | 95% CI | Win rate | Tasks |``, two decimals, CI as ``0.74-0.82``."""
     level = round((1 - board.settings.alpha) * 100)
+    label = model_labels(board)
     rows = []
     for r in board.rows:
         ci = "–" if r.mean_ci_lo != r.mean_ci_lo else f"{_two(r.mean_ci_lo)}-{_two(r.mean_ci_hi)}"
-        rows.append([r.rank, markdown_text(r.model_id[:ID_WIDTH]), _two(r.mean_score), ci, _two(r.win_rate),
+        rows.append([r.rank, label[r.model_id], _two(r.mean_score), ci, _two(r.win_rate),
                      r.tasks_completed])
     return markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
 
@@ -63,7 +72,8 @@ def to_markdown(board: Leaderboard) -> str:
 def pairwise_markdown(board: Leaderboard) -> str:
     """Every pair's paired difference (mean over shared tasks) with its CI and verdict."""
     level = round((1 - board.settings.alpha) * 100)
-    rows = [[markdown_text(p.model_a[:ID_WIDTH]), markdown_text(p.model_b[:ID_WIDTH]), f"{p.diff:+.2f}",
+    label = model_labels(board)
+    rows = [[label[p.model_a], label[p.model_b], f"{p.diff:+.2f}",
              "–" if p.ci_lo != p.ci_lo else f"{p.ci_lo:.2f} to {p.ci_hi:.2f}", "differs" if p.significant else "tie",
              p.n_tasks] for p in board.pairwise]
     return markdown_table(["Model A", "Model B", "A − B", f"{level}% CI", "Verdict", "Tasks"], rows, "llrlll")
