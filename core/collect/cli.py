@@ -25,6 +25,7 @@ from core.collect.export import write_answers
 from core.collect.queries import load_queries
 from core.collect.results import Progress, format_seconds
 from core.collect.store import CollectStore, RunMismatch, RunNotFound
+from core.formats import terminal_text
 from core.collect.summary import summarize, to_json, to_text
 from core.llm import run_sync
 from core.store import default_db_path
@@ -120,7 +121,7 @@ def _status(args: argparse.Namespace) -> int:
             if not runs:
                 print("no collection runs yet; start one with: evalboard collect run --models M --queries Q --run NAME")
             for r in runs:
-                print(f"{r['name']}: {r['answers']:,} answers, {r['queries']:,} queries × {r['models']} models "
+                print(f"{terminal_text(r['name'])}: {r['answers']:,} answers, {r['queries']:,} queries × {r['models']} models "
                       f"(updated {r['updated_at']})")
             return EXIT_OK
         summary = summarize(store, args.run)

@@ -23,6 +23,7 @@ from core.evalset.pool import read_pool
 from core.evalset.results import checks, eval_set, to_csv, to_jsonl, write_outputs
 from core.evalset.settings import BuildSettings, ModelConfig, parse_slices
 from core.evalset.store import EvalSetNotFound, list_sets, load, save
+from core.formats import terminal_text
 
 EXIT_OK, EXIT_INVALID = 0, 2
 
@@ -127,11 +128,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
-        print(f"eval set '{info.name}' (id {info.id}, {info.size:,} queries, created {info.created_at} UTC)")
+        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, created {info.created_at} UTC)")
         for rec in table.itertuples():
-            text = " ".join(str(rec.prompt).split())
-            print(f"  {rec.query_id:<12} {str(rec.category)[:24]:<24} {str(rec.reason)[:28]:<28} "
-                  f"{text[:80] + ('…' if len(text) > 80 else '')}")
+            text = terminal_text(" ".join(str(rec.prompt).split()))
+            print(f"  {terminal_text(rec.query_id):<12} {terminal_text(rec.category)[:24]:<24} "
+                  f"{terminal_text(rec.reason)[:28]:<28} {text[:80] + ('…' if len(text) > 80 else '')}")
     return EXIT_OK
 
 
@@ -142,5 +143,5 @@ def cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{'id':>4}  {'size':>6}  {'created (UTC)':<25} name")
     for s in sets:
-        print(f"{s.id:>4}  {s.size:>6,}  {s.created_at:<25} {s.name}")
+        print(f"{s.id:>4}  {s.size:>6,}  {s.created_at:<25} {terminal_text(s.name)}")
     return EXIT_OK
