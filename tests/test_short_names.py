@@ -8,6 +8,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.formats import markdown_text
 from core.io import load_lm_eval
 from core.leaderboard import LeaderboardSettings, aggregate
 from core.leaderboard_report import ID_WIDTH, full_markdown, pairwise_markdown, to_markdown
@@ -93,6 +94,8 @@ def test_distinct_ids_get_distinct_names(ids, width):
             assert name == i  # an id that fits is shown whole
         else:
             assert len(name) <= len(i)
+    if all(i == " ".join(i.splitlines()) for i in ids):  # no line breaks (names with one are refused)
+        assert len({markdown_text(n) for n in names.values()}) == len(ids)  # still distinct once escaped
     cuts = [i[:width] for i in ids]
     for i in ids:
         if len(i) > width and cuts.count(i[:width]) == 1 and i[:width] not in ids:

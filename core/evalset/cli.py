@@ -100,16 +100,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     set_id = save(table, state.audit, name, args.db, replace=args.replace)  # before files: a name clash writes nothing
     files = write_outputs(state, args.output)
     print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
-    print(f"stored as eval set '{name}' (id {set_id})")
+    print(f"stored as eval set '{terminal_text(name)}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
     excluded = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
     ignored = [c for c in state.suggested_exclusions if c not in excluded]
     if ignored:
-        print(f"  the model suggests excluding: {', '.join(ignored)} (pass them to --exclude to do so)")
+        print(f"  the model suggests excluding: {terminal_text(', '.join(ignored))} (pass them to --exclude to do so)")
     failed = {k: v for k, v in checks(state).items() if v}
     for rule, ids in failed.items():
-        print(f"  check failed: {rule}: {', '.join(ids[:20])}")
+        print(f"  check failed: {rule}: {terminal_text(', '.join(map(str, ids[:20])))}")
     return EXIT_OK if not failed else 1
 
 
