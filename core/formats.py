@@ -27,6 +27,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~$])")
 # neutralising stays reversible: "'=x" (already quoted text) is written "''=x", and csv_restore undoes one.
 _FORMULA = re.compile(r"'*[=+\-@\t\r]")
 _NEUTRALISED = re.compile(r"'+[=+\-@\t\r]")
+_FORMULA_FIRST = ("'", "=", "+", "-", "@", "\t", "\r")
 
 
 def markdown_text(text: Any) -> str:
@@ -134,36 +135,45 @@ def csv_frame(frame: pd.DataFrame, *, header: bool = True) -> str:
     out.columns = [csv_text(str(c)) for c in frame.columns]
     bare_cr = any("\r" in c for c in out.columns)
     for position in range(out.shape[1]):
-        column = _safe_column(out.iloc[:, position], str(frame.columns[position]))
+        column, has_cr = _safe_column(out.iloc[:, position], str(frame.columns[position]))
         out.isetitem(position, column)
-        if not bare_cr and column.dtype.kind not in "biufcmM":
-            bare_cr = bool(column.map(lambda v: isinstance(v, str) and "\r" in v).any())
+        bare_cr = bare_cr or has_cr
     # Python's csv module quotes a cell holding "\n" but not one holding a lone "\r", which readers take
     # for a line end: such a file gets every text cell quoted.
     quoting = csv.QUOTE_NONNUMERIC if bare_cr else csv.QUOTE_MINIMAL
     return out.to_csv(index=False, header=header, lineterminator="\n", quoting=quoting)
 
 
-def _safe_column(column: pd.Series, name: str) -> pd.Series:
+def _safe_column(column: pd.Series, name: str) -> tuple[pd.Series, bool]:
+    """The column with its text neutralised, and whether some text holds a carriage return."""
     import numpy as np
     import pandas as pd
 
     if column.dtype.kind in "fc":
         _refuse_infinite(column[np.isinf(column.to_numpy())], name)
-        return column
+        return column, False
     if column.dtype.kind in "biumM":
-        return column
+        return column, False
     if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:  # text or missing only
-        hostile = column.str.match(_FORMULA.pattern).fillna(False).to_numpy(dtype=bool)
-    else:  # object or categorical cells: any Python value
+        # Vectorised: a cheap prefilter on the first character, the exact rule only on those few.
+        maybe = column.str.startswith(_FORMULA_FIRST, na=False).to_numpy(dtype=bool)
+        hostile = np.zeros(len(column), dtype=bool)
+        if maybe.any():
+            hostile[maybe] = column[maybe].str.match(_FORMULA.pattern).to_numpy(dtype=bool)
+        has_cr = bool(column.str.contains("\r", regex=False, na=False).any())
+    else:  # object (or categorical) cells hold any Python value: one pass over them
         column = column.astype(object)
-        floats = column.map(lambda v: isinstance(v, float) and math.isinf(v))
-        _refuse_infinite(column[floats.to_numpy(dtype=bool)], name)
-        hostile = column.map(lambda v: isinstance(v, str) and _FORMULA.match(v) is not None).to_numpy(dtype=bool)
+        values = column.to_numpy()
+        if pd.api.types.infer_dtype(values, skipna=True) != "string":  # some cells are not text
+            infinite = np.fromiter((isinstance(v, float) and math.isinf(v) for v in values), bool, len(values))
+            _refuse_infinite(column[infinite], name)
+        hostile = np.fromiter((isinstance(v, str) and v[:1] in _FORMULA_FIRST and _FORMULA.match(v) is not None
+                               for v in values), bool, len(values))
+        has_cr = any(isinstance(v, str) and "\r" in v for v in values)
     if hostile.any():
         column = column.astype(object)  # a copy: the caller's frame is left as it was
         column[hostile] = "'" + column[hostile].astype(str)
-    return column
+    return column, has_cr
 
 
 def _refuse_infinite(cells: pd.Series, name: str) -> None:
