@@ -25,8 +25,8 @@ from core.collect.export import write_answers
 from core.collect.queries import load_queries
 from core.collect.results import Progress, format_seconds
 from core.collect.store import CollectStore, RunMismatch, RunNotFound
-from core.formats import terminal_text
 from core.collect.summary import summarize, to_json, to_text
+from core.formats import terminal_text
 from core.llm import run_sync
 from core.store import default_db_path
 
@@ -121,8 +121,8 @@ def _status(args: argparse.Namespace) -> int:
             if not runs:
                 print("no collection runs yet; start one with: evalboard collect run --models M --queries Q --run NAME")
             for r in runs:
-                print(f"{terminal_text(r['name'])}: {r['answers']:,} answers, {r['queries']:,} queries × {r['models']} models "
-                      f"(updated {r['updated_at']})")
+                print(f"{terminal_text(r['name'])}: {r['answers']:,} answers, {r['queries']:,} queries × "
+                      f"{r['models']} models (updated {r['updated_at']})")
             return EXIT_OK
         summary = summarize(store, args.run)
     print(to_json(summary) if args.format == "json" else to_text(summary))

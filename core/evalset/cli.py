@@ -128,7 +128,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
-        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, created {info.created_at} UTC)")
+        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, "
+              f"created {info.created_at} UTC)")
         for rec in table.itertuples():
             text = terminal_text(" ".join(str(rec.prompt).split()))
             print(f"  {terminal_text(rec.query_id):<12} {terminal_text(rec.category)[:24]:<24} "
