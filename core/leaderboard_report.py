@@ -8,8 +8,9 @@ from typing import Any
 
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 from core.leaderboard import Leaderboard
+from core.short_names import short_names
 
-ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
+ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table (kept distinct)
 
 
 def _absent(value: float, explained) -> float | None:
@@ -62,20 +63,28 @@ def _two(value: float | None) -> str:
     return number(value, 2)
 
 
+def model_labels(board: Leaderboard) -> dict[str, str]:
+    """Every model id of the board as the markdown tables show it: at most ID_WIDTH characters where
+    that keeps ids apart (:func:`core.short_names.short_names`), markdown-escaped."""
+    ids = [r.model_id for r in board.rows] + [m for p in board.pairwise for m in (p.model_a, p.model_b)]
+    return {i: markdown_text(name) for i, name in short_names(ids, ID_WIDTH).items()}
+
+
 def to_markdown(board: Leaderboard) -> str:
     """``| Rank | Model | Mean | 95% CI | Win rate | Tasks |``, two decimals, CI as ``0.74-0.82``;
     below the table, why a model has no interval."""
     level = round((1 - board.settings.alpha) * 100)
+    label = model_labels(board)
     rows = []
     for r in leaderboard_dict(board)["rows"]:
         ci = "–" if r["mean_ci_lo"] is None else f"{_two(r['mean_ci_lo'])}-{_two(r['mean_ci_hi'])}"
-        rows.append([r["rank"], markdown_text(r["model_id"][:ID_WIDTH]), _two(r["mean_score"]), ci,
+        rows.append([r["rank"], label[r["model_id"]], _two(r["mean_score"]), ci,
                      _two(r["win_rate"]), r["tasks_completed"]])
     table = markdown_table(["Rank", "Model", "Mean", f"{level}% CI", "Win rate", "Tasks"], rows, "rlrlrr")
     notes: dict[str, list[str]] = {}
     for r in board.rows:
         if r.interval_note:
-            notes.setdefault(r.interval_note, []).append(markdown_text(r.model_id[:ID_WIDTH]))
+            notes.setdefault(r.interval_note, []).append(label[r.model_id])
     if notes:
         table += "\n\nNo interval: " + "; ".join(f"{', '.join(m)} ({reason})" for reason, m in notes.items()) + "."
     return table
@@ -85,8 +94,8 @@ def pairwise_markdown(board: Leaderboard) -> str:
     """Every pair's paired difference (mean over shared tasks) with its CI and verdict ("no evidence"
     where the pair has no interval; the notes below the table say why)."""
     level = round((1 - board.settings.alpha) * 100)
-    rows = [[markdown_text(p["model_a"][:ID_WIDTH]), markdown_text(p["model_b"][:ID_WIDTH]),
-             number(p["diff"], 2, sign=True),
+    label = model_labels(board)
+    rows = [[label[p["model_a"]], label[p["model_b"]], number(p["diff"], 2, sign=True),
              "–" if p["ci_lo"] is None else f"{_two(p['ci_lo'])} to {_two(p['ci_hi'])}",
              "no evidence" if p["note"] else ("differs" if p["significant"] else "tie"), p["n_tasks"]]
             for p in leaderboard_dict(board)["pairwise"]]

@@ -16,6 +16,7 @@ import streamlit as st
 from core.campaign import (CampaignError, campaign_of_dataset, connect, create_campaign, issue_tokens,
                            list_campaigns, progress, publish, read_answers, read_golden, revoke_token)
 from core.cleaning import CleaningRules
+from core.formats import csv_frame
 from core.io import InputError
 from core.store import Dataset, default_db_path
 from pages._shared import plain, select_after_rerun
@@ -93,6 +94,12 @@ def _create_form(conn: sqlite3.Connection) -> None:
     st.rerun()
 
 
+def tokens_csv(tokens: list[tuple[str, str]]) -> bytes:
+    """``annotator,token`` rows through the project's CSV writer (a label or a token such as ``-x…``
+    cannot run as a spreadsheet formula)."""
+    return csv_frame(pd.DataFrame(tokens, columns=["annotator", "token"])).encode()
+
+
 def _show_new_tokens() -> None:
     new = st.session_state.get(NEW_TOKENS)
     if not new:
@@ -102,7 +109,7 @@ def _show_new_tokens() -> None:
     table = pd.DataFrame(tokens, columns=["annotator", "token"])
     st.dataframe(table, hide_index=True, key="campaign_tokens_table")
     left, right = st.columns(2)
-    left.download_button("Download tokens (CSV)", table.to_csv(index=False).encode(), file_name=f"{name}-tokens.csv",
+    left.download_button("Download tokens (CSV)", tokens_csv(tokens), file_name=f"{name}-tokens.csv",
                          mime="text/csv", key="campaign_tokens_download")
     if right.button("I have saved them", key="campaign_tokens_done"):
         st.session_state.pop(NEW_TOKENS, None)

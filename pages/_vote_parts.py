@@ -30,7 +30,9 @@ def token_gate() -> str | None:
     """The token input; the stripped token once one is typed."""
     token = st.text_input("Your annotator token", type="password", key=TOKEN_KEY,
                           help="The campaign owner gives each annotator a token.")
-    return token.strip() or None
+    # A token copied from the tokens CSV may keep the apostrophe that stops a spreadsheet from reading
+    # "-abc…" as a formula; tokens never contain one, so it is dropped.
+    return token.strip().removeprefix("'").strip() or None
 
 
 def client() -> str | None:

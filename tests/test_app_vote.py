@@ -110,6 +110,13 @@ def test_an_invalid_token_cannot_vote(app, campaign_tokens):
     assert not at.main.radio
 
 
+def test_a_token_copied_from_the_tokens_csv_with_its_apostrophe_still_votes(app, campaign_tokens):
+    # The tokens CSV writes a token starting with "-" as "'-…" so that a spreadsheet shows it as text.
+    _, _, tokens = campaign_tokens
+    at = vote_page(" '" + tokens[0])
+    assert not at.error and at.main.radio
+
+
 def test_the_whole_flow(app, campaign_tokens):
     conn, _, (token, _) = campaign_tokens
     at = vote_page(token)

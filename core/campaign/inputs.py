@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from core.formats import csv_restored
 from core.io import InputError, Problem
 from core.io.columns import text_values
 from core.io.problems import ProblemList
@@ -28,7 +29,7 @@ GOLDEN_CORRECT, GOLDEN_WRONG = "golden:correct", "golden:wrong"
 def read_answers(source: Any, name: str | None = None) -> pd.DataFrame:
     """The answers as text columns ``query_id, prompt, model, answer, category, game_id`` (validated)."""
     raw = open_source(source, name=name)
-    frame = read_table(raw)
+    frame = csv_restored(read_table(raw), raw.format)  # `collect export` CSVs read back exactly
     problems = ProblemList(raw.name)
     out = _text_columns(frame, ANSWER_REQUIRED, ANSWER_OPTIONAL, problems)
     if out.empty:  # required columns missing: nothing more to check
@@ -57,7 +58,7 @@ def read_answers(source: Any, name: str | None = None) -> pd.DataFrame:
 def read_golden(source: Any, name: str | None = None) -> pd.DataFrame:
     """Golden items as text columns ``question, correct_answer, wrong_answer, category`` (validated)."""
     raw = open_source(source, name=name)
-    frame = read_table(raw)
+    frame = csv_restored(read_table(raw), raw.format)
     problems = ProblemList(raw.name)
     out = _text_columns(frame, GOLDEN_REQUIRED, GOLDEN_OPTIONAL, problems)
     if not problems.problems:

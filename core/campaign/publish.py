@@ -14,6 +14,7 @@ from pathlib import Path
 
 from core.campaign.store import CampaignError, connect, get_campaign
 from core.campaign.votes import vote_records
+from core.formats import jsonl_text
 from core.io import load
 from core.store import Dataset, Store
 from core.store.connection import write_transaction
@@ -43,7 +44,8 @@ def publish(db_path: str | Path, campaign: str) -> Dataset:
     if frame["category"].isna().all():
         frame = frame.drop(columns="category")
     source = snapshot_source(info.name)
-    loaded = load(frame.to_csv(index=False).encode(), kind="votes", name=source, format="csv")
+    # JSON Lines, not CSV: the votes' text (model names, query ids) must reach the store exactly.
+    loaded = load(jsonl_text(frame).encode(), kind="votes", name=source, format="jsonl")
     with Store(db_path) as store, write_transaction(store.db.conn):
         previous = [d for d in store.datasets() if d.source == source]
         # The count in the name tells snapshots apart at a glance (votes only grow, and the same votes

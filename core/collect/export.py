@@ -7,13 +7,13 @@ the cleaned text. An answer that cleaning left empty cannot be compared and is l
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from core.collect.store import CollectStore
+from core.formats import csv_frame
 
 FORMATS = ("csv", "jsonl")
 COLUMNS = ("query_id", "prompt", "model", "answer", "category")
@@ -46,9 +46,7 @@ def format_for(path: str | Path) -> str:
 
 def to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
     if fmt == "csv":
-        buffer = io.StringIO()
-        frame.to_csv(buffer, index=False)
-        return buffer.getvalue().encode("utf-8")
+        return csv_frame(frame).encode("utf-8")  # formula-like text neutralised; JSONL keeps text exact
     if fmt == "jsonl":
         return frame.to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
     raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.formats import csv_restored
 from core.io.problems import InputError, Problem, ProblemList
 from core.io.read import open_source, read_table
 
@@ -32,7 +33,7 @@ class Query:
 def load_queries(source: Any, name: str | None = None) -> list[Query]:
     """Read and check an eval-set file (a path, bytes, or an upload); the queries in asking order."""
     raw = open_source(source, name)
-    frame = read_table(raw)
+    frame = csv_restored(read_table(raw), raw.format)  # eval-set CSVs read back exactly
     return queries_from_frame(frame, raw.name)
 
 

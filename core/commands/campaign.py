@@ -7,6 +7,7 @@ import json
 from contextlib import closing
 
 from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
+from core.formats import terminal_text as shown
 
 # Only light modules at import: `evalboard --help` builds this parser, so each action imports the
 # campaign store (pandas …) when it runs.
@@ -62,7 +63,8 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     if args.campaign_action == "publish":
         dataset = publish(db, args.name)
-        print(f"campaign {args.name!r}: {dataset.rows:,} votes stored as dataset '{dataset.name}' (id {dataset.id})")
+        print(f"campaign '{shown(args.name)}': {dataset.rows:,} votes stored as dataset '{shown(dataset.name)}' "
+              f"(id {dataset.id})")
         return 0
     with closing(connect(db)) as conn:
         if args.campaign_action == "create":
@@ -91,9 +93,9 @@ def _create(conn, args: argparse.Namespace) -> int:
                                golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed,
                                active_sampling=args.active_sampling)
     n_models = answers["model"].nunique()
-    print(f"campaign {campaign.name!r}: {answers['query_id'].nunique():,} queries, {n_models} models, "
+    print(f"campaign '{shown(campaign.name)}': {answers['query_id'].nunique():,} queries, {n_models} models, "
           f"{0 if golden is None else len(golden):,} golden items (rate {campaign.golden_rate:g}), "
-          f"dimensions {', '.join(campaign.dimensions)}, target {campaign.target:,} items per annotator")
+          f"dimensions {shown(', '.join(campaign.dimensions))}, target {campaign.target:,} items per annotator")
     _print_tokens(issue_tokens(conn, campaign, args.tokens, _names(args.annotators)))
     return 0
 
@@ -104,12 +106,12 @@ def _tokens(conn, args: argparse.Namespace) -> int:
     campaign = get_campaign(conn, args.name)
     if args.revoke:
         label = revoke_token(conn, campaign, args.revoke)
-        print(f"revoked the token of {label}")
+        print(f"revoked the token of {shown(label)}")
     if args.add or args.annotators:
         _print_tokens(issue_tokens(conn, campaign, args.add, _names(args.annotators)))
     if not (args.revoke or args.add or args.annotators):
         for row in progress(conn, campaign).itertuples(index=False):
-            print(f"{row.annotator}\t{row.annotator_id}\t{'revoked' if row.revoked else 'active'}")
+            print(f"{shown(row.annotator)}\t{row.annotator_id}\t{'revoked' if row.revoked else 'active'}")
     return 0
 
 
@@ -118,7 +120,7 @@ def _print_tokens(issued) -> None:
         return
     print("tokens (shown once; give each annotator theirs):")
     for token in issued:
-        print(f"{token.label}\t{token.token}")
+        print(f"{shown(token.label)}\t{token.token}")
 
 
 def _status(conn, args: argparse.Namespace) -> int:
@@ -129,7 +131,7 @@ def _status(conn, args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps([c.name for c in campaigns]))
         for campaign in campaigns if args.format == "text" else ():
-            print(campaign.name)
+            print(shown(campaign.name))
         return 0
     campaign = get_campaign(conn, args.name)
     table = progress(conn, campaign)
@@ -138,9 +140,9 @@ def _status(conn, args: argparse.Namespace) -> int:
                           "golden_rate": campaign.golden_rate, "active_sampling": campaign.active_sampling,
                           "annotators": json.loads(table.to_json(orient="records"))}))
         return 0
-    print(f"campaign {campaign.name!r}: {int(table['done'].sum()):,} items judged by {len(table)} annotators "
+    print(f"campaign '{shown(campaign.name)}': {int(table['done'].sum()):,} items judged by {len(table)} annotators "
           f"(target {campaign.target:,} each)")
     for row in table.itertuples(index=False):
         state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,}"
-        print(f"  {row.annotator}\t{state}\tgolden {row.golden_done:,}")
+        print(f"  {shown(row.annotator)}\t{state}\tgolden {row.golden_done:,}")
     return 0

@@ -18,6 +18,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from core.formats import terminal_text
+
 # Only the standard library at import: `evalboard --help` builds this parser, so each action imports
 # the collector (openai, pandas …) when it runs.
 if TYPE_CHECKING:
@@ -130,8 +132,8 @@ def _status(args: argparse.Namespace) -> int:
             if not runs:
                 print("no collection runs yet; start one with: evalboard collect run --models M --queries Q --run NAME")
             for r in runs:
-                print(f"{r['name']}: {r['answers']:,} answers, {r['queries']:,} queries × {r['models']} models "
-                      f"(updated {r['updated_at']})")
+                print(f"{terminal_text(r['name'])}: {r['answers']:,} answers, {r['queries']:,} queries × "
+                      f"{r['models']} models (updated {r['updated_at']})")
             return EXIT_OK
         summary = summarize(store, args.run)
     print(to_json(summary) if args.format == "json" else to_text(summary))

@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.formats import terminal_text
+
 # Only the standard library at import: `evalboard --help` builds this parser, so each action imports
 # the builder (numpy, pandas, openai …) when it runs.
 if TYPE_CHECKING:
@@ -107,16 +109,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     set_id = save(table, state.audit, name, args.db, replace=args.replace)  # before files: a name clash writes nothing
     files = write_outputs(state, args.output)
     print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
-    print(f"stored as eval set '{name}' (id {set_id})")
+    print(f"stored as eval set '{terminal_text(name)}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
     excluded = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
     ignored = [c for c in state.suggested_exclusions if c not in excluded]
     if ignored:
-        print(f"  the model suggests excluding: {', '.join(ignored)} (pass them to --exclude to do so)")
+        print(f"  the model suggests excluding: {terminal_text(', '.join(ignored))} (pass them to --exclude to do so)")
     failed = {k: v for k, v in checks(state).items() if v}
     for rule, ids in failed.items():
-        print(f"  check failed: {rule}: {', '.join(ids[:20])}")
+        print(f"  check failed: {rule}: {terminal_text(', '.join(map(str, ids[:20])))}")
     return EXIT_OK if not failed else 1
 
 
@@ -138,11 +140,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
-        print(f"eval set '{info.name}' (id {info.id}, {info.size:,} queries, created {info.created_at} UTC)")
+        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, "
+              f"created {info.created_at} UTC)")
         for rec in table.itertuples():
-            text = " ".join(str(rec.prompt).split())
-            print(f"  {rec.query_id:<12} {str(rec.category)[:24]:<24} {str(rec.reason)[:28]:<28} "
-                  f"{text[:80] + ('…' if len(text) > 80 else '')}")
+            text = terminal_text(" ".join(str(rec.prompt).split()))
+            print(f"  {terminal_text(rec.query_id):<12} {terminal_text(rec.category)[:24]:<24} "
+                  f"{terminal_text(rec.reason)[:28]:<28} {text[:80] + ('…' if len(text) > 80 else '')}")
     return EXIT_OK
 
 
@@ -155,5 +158,5 @@ def cmd_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"{'id':>4}  {'size':>6}  {'created (UTC)':<25} name")
     for s in sets:
-        print(f"{s.id:>4}  {s.size:>6,}  {s.created_at:<25} {s.name}")
+        print(f"{s.id:>4}  {s.size:>6,}  {s.created_at:<25} {terminal_text(s.name)}")
     return EXIT_OK

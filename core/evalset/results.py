@@ -18,11 +18,10 @@ import pandas as pd
 from core.evalset.audit import StageRecord
 from core.evalset.pipeline import Build
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
-from core.formats import csv_text, undefined_as_null
+from core.formats import csv_frame, undefined_as_null
 
 EVAL_SET_COLUMNS = ("query_id", "prompt", "category", "subcategory", "raw_query_original", "reason",
                     *SCORE_COLUMNS, "score", *TAG_COLUMNS)
-_LABELS = ("category", "subcategory", "reason")
 _INVALID = ("duplicate", "exact_duplicate", "excluded", "classification_failed", "rejected", "irrelevant",
             "too_short", "unreadable")
 
@@ -99,11 +98,8 @@ def drops(state: Build) -> pd.DataFrame:
 
 
 def to_csv(table: pd.DataFrame) -> str:
-    safe = table.copy()
-    for col in _LABELS:
-        if col in safe:
-            safe[col] = safe[col].map(csv_text)
-    return safe.to_csv(index=False)
+    """The table as CSV, every text cell safe to open in a spreadsheet (JSONL keeps the text exact)."""
+    return csv_frame(table)
 
 
 def to_jsonl(table: pd.DataFrame) -> str:

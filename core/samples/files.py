@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.formats import csv_frame
 from core.samples.arena import arena_chunks, arena_demo
 from core.samples.evalruns import evalruns_demo
 from core.samples.truth import check_int
@@ -21,7 +22,7 @@ EVALRUNS_SAMPLE = "evalruns_demo.csv"
 
 
 def _write_csv(frame: pd.DataFrame, handle, header: bool) -> None:
-    frame.to_csv(handle, index=False, header=header, lineterminator="\n")
+    handle.write(csv_frame(frame, header=header))
 
 
 def write_samples(directory: str | Path = SAMPLES_DIR) -> dict[str, Path]:
