@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from core.campaign import connect, create_campaign, issue_tokens, publish, read_answers, record_vote, serve_next
 from core.cli import main
-from core.formats import csv_frame, csv_restore, csv_restored, csv_table, csv_text, terminal_text
+from core.formats import NonFiniteOutputError, csv_frame, csv_restore, csv_restored, csv_table, csv_text, terminal_text
 from core.io.read import open_source, read_table
 from core.leaderboard import LeaderboardSettings, aggregate
 from core.leaderboard_report import to_csv as leaderboard_csv
@@ -63,7 +63,10 @@ def test_numbers_stay_numbers_and_text_that_looks_like_one_stays_text():
     frame = pd.DataFrame({"name": ["-0.5", "+1"], "score": [-0.5, 1.0], "n": [-3, 4]})
     rows = cells(csv_frame(frame))
     assert rows == [["name", "score", "n"], ["'-0.5", "-0.5", "-3"], ["'+1", "1.0", "4"]]
-    assert cells(csv_table(["rating"], [[-12.5], [None], [float("nan")]])) == [["rating"], ["-12.5"], [""], [""]]
+    assert cells(csv_table(["rating"], [[-12.5], [None]])) == [["rating"], ["-12.5"], [""]]
+    # An absent number is None (an empty cell, next to its reason); a NaN in a result row is a bug.
+    with pytest.raises(NonFiniteOutputError, match=r"row 2, column 'rating'"):
+        csv_table(["rating"], [[-12.5], [float("nan")]])
 
 
 def test_column_names_are_neutralised_too():
@@ -73,7 +76,7 @@ def test_column_names_are_neutralised_too():
 def test_an_infinite_number_is_refused_with_its_column():
     with pytest.raises(ValueError, match=r"'rating'.*infinite"):
         csv_frame(pd.DataFrame({"model": ["a"], "rating": [math.inf]}))
-    with pytest.raises(ValueError, match=r"'ci_low'.*infinite"):
+    with pytest.raises(NonFiniteOutputError, match=r"-inf at CSV row 1, column 'ci_low'"):
         csv_table(["model", "ci_low"], [["a", -math.inf]])
 
 
