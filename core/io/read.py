@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,11 +122,11 @@ def read_table(raw: RawFile) -> pd.DataFrame:
         except Exception as exc:  # pyarrow raises several unrelated types for a broken file
             raise InputError(raw.name, [Problem((), f"not a readable Parquet file ({exc})")]) from None
     else:
-        frame = pd.json_normalize(read_json_records(raw, text))
+        frame = records_frame(raw.name, read_json_records(raw, text))
     if frame.shape[0] == 0:
         raise InputError(raw.name, [Problem((), "the file has a header but no data rows")])
     frame.columns = [str(c).strip() for c in frame.columns]
-    dupes = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    dupes = sorted(c for c, n in Counter(frame.columns).items() if n > 1)  # one pass: wide files have 10,000+ columns
     if dupes:
         raise InputError(raw.name, [Problem(tuple(dupes), "the same column name appears more than once")])
     return frame
@@ -153,6 +154,29 @@ def _read_csv(raw: RawFile) -> pd.DataFrame:
     return table.to_pandas()
 
 
+def records_frame(source: str, records: list[dict]) -> pd.DataFrame:
+    """One column per key; a key whose every value is an object becomes one column per nested key
+    (``conv_metadata.sum_assistant_a_tokens``). A key that holds an object in some records only keeps the
+    objects as cells, so that the column's check names those rows instead of finding the column missing."""
+    frame = pd.DataFrame(records) if records else pd.DataFrame()
+    parts, nested = [], False
+    for column in frame.columns:
+        values = frame[column]
+        present = values.dropna() if values.dtype == object else ()
+        if len(present) and isinstance(present.iat[0], dict) and all(isinstance(v, dict) for v in present):
+            try:
+                inner = pd.json_normalize([v if isinstance(v, dict) else {} for v in values])
+            except RecursionError:
+                raise InputError(source, [Problem((str(column),), "the objects nest too deeply to be read as "
+                                                                  "columns")]) from None
+            inner.columns = [f"{column}.{c}" for c in inner.columns]
+            parts.append(inner)
+            nested = True
+        else:
+            parts.append(values.to_frame())
+    return pd.concat(parts, axis=1) if nested else frame
+
+
 def read_json_records(raw: RawFile, text: str) -> list[dict]:
     """JSON (a list of records, or ``{"data": [...]}``-style) or JSONL (one record per line)."""
     if raw.format == "jsonl":
@@ -160,18 +184,12 @@ def read_json_records(raw: RawFile, text: str) -> list[dict]:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise InputError(raw.name, [Problem((), f"line {number} is not valid JSON ({exc.msg})")]) from None
+            record = _parse_json(raw, line, number)
             if not isinstance(record, dict):
                 raise InputError(raw.name, [Problem((), f"line {number} is not a JSON object")])
             records.append(record)
         return records
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise InputError(raw.name, [Problem((), f"not valid JSON: {exc}")]) from None
+    value = _parse_json(raw, text)
     if isinstance(value, dict):
         lists = [v for v in value.values() if isinstance(v, list)]
         if len(lists) == 1:
@@ -185,8 +203,18 @@ def read_json_records(raw: RawFile, text: str) -> list[dict]:
 
 def read_json_document(raw: RawFile) -> Any:
     """A whole JSON document (for lm-evaluation-harness results files)."""
-    text = check_text(raw)
+    return _parse_json(raw, check_text(raw))
+
+
+def _parse_json(raw: RawFile, text: str, line: int | None = None) -> Any:
+    """json.loads with its two failures as InputErrors: invalid JSON, and nesting deeper than Python's stack
+    (a RecursionError, which is not a ValueError)."""
+    where = f"line {line} is not valid JSON" if line else "not valid JSON"
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise InputError(raw.name, [Problem((), f"not valid JSON: {exc}")]) from None
+        detail = exc.msg if line else str(exc)
+        raise InputError(raw.name, [Problem((), f"{where} ({detail})" if line else f"{where}: {detail}")]) from None
+    except RecursionError:
+        raise InputError(raw.name, [Problem((), f"{where}: it nests lists or objects too deeply to be a table "
+                                                "of records")]) from None

@@ -14,6 +14,7 @@ import pandas as pd
 import sqlite_utils
 
 from core.io import Loaded
+from core.io.names import dataset_name
 from core.store import snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
 from core.store.tables import OUTCOME_ROWS, TABLE_OF_KIND, TYPES_OF_TABLE, data_table_sql, labeled_view_sql
@@ -102,6 +103,7 @@ class Store:
     def ingest(self, loaded: Loaded, name: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> IngestResult:
         """Store a validated input in one transaction; the same input twice is reported, not duplicated."""
+        name = dataset_name(loaded.source, name)  # a name that breaks the name rules is an InputError
         existing = self.db.execute("SELECT id FROM datasets WHERE sha256 = ? AND kind = ?",
                                    [loaded.sha256, loaded.kind]).fetchone()
         if existing:
@@ -126,7 +128,7 @@ class Store:
         return IngestResult(self.dataset(dataset_id), created=True)
 
     def _insert_dataset(self, loaded: Loaded, name: str | None, table: str) -> int:
-        base = (name or Path(loaded.source).name.split(".")[0] or "dataset").strip()
+        base = dataset_name(loaded.source, name)
         taken = {r[0] for r in self.db.execute("SELECT name FROM datasets")}
         unique, k = base, 2
         while unique in taken:
