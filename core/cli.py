@@ -1,15 +1,31 @@
 """The ``evalboard`` command line: rank, leaderboard, ingest files into the store, manage datasets.
 
-Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 1 other.
+Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 130 interrupted
+(Ctrl-C), 1 other.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+INTERRUPTED = "evalboard: interrupted (Ctrl-C); an ingest under way stored nothing"
+
+
+def _one_line_on_ctrl_c(kind, value, traceback) -> None:
+    """Ctrl-C outside main() (while the modules below load): one line and status 130, not a traceback."""
+    if issubclass(kind, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        os._exit(130)
+    sys.__excepthook__(kind, value, traceback)
+
+
+if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
+    sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
 
 from core.annotators import POLICIES
 from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
@@ -22,6 +38,7 @@ from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings
 from core.store import DatasetNotFound, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,9 +160,12 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:  # Ctrl-C: a store transaction under way has been rolled back on the way out
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID

@@ -60,7 +60,7 @@ def detect_kind(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -
     if pairwise:
         return "votes"
     run_names = names | {dst for src, dst in RUN_COLUMN_ALIASES.items() if src in names}
-    if {"model_id", "task_id", "score"} <= run_names:
+    if {"model_id", "task_id"} <= run_names:  # a long table (without score it is reported as missing)
         return "eval_runs"
     if looks_like_matrix(frame) or looks_like_broken_matrix(frame):
         return "winrate_matrix"
