@@ -55,7 +55,8 @@ def matrix_from_frames(rates: pd.DataFrame, source: str, counts: pd.DataFrame | 
     if np.isnan(vals).all():
         problems.add((), "every cell is empty: the matrix holds no comparisons")
     both = ~np.isnan(vals) & ~np.isnan(vals.T) & ~outside & ~outside.T
-    total = np.where(both, vals + vals.T, 1.0)
+    inside = np.where(outside, np.nan, vals)  # refused above; inf or 1e308 would overflow the sum
+    total = np.where(both, inside + inside.T, 1.0)
     over = total > 1 + EXCESS_TOLERANCE
     if over.any():
         _add_cells(problems, over, names, columns, f"r_ij + r_ji must be 1 (ties count half to each side); these "

@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,11 +141,15 @@ MAX_LINE_BYTES = 64 * 2**20
 
 def _read_csv(raw: RawFile) -> pd.DataFrame:
     data = raw.data[3:] if raw.data.startswith(b"\xef\xbb\xbf") else raw.data
-    if b"\n" not in data:  # a lone header line without a newline: Arrow cannot tell it has no rows
+    if b"\n" not in data and b"\r" not in data:  # a lone header line without a newline: Arrow cannot tell it has no rows
         data += b"\n"
-    header = data.split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+    header = re.split(rb"\r\n|\r|\n", data, maxsplit=1)[0].decode("utf-8")  # Arrow ends lines at any of the three
     delimiter = "\t" if raw.format == "tsv" or ("\t" in header and "," not in header) else ","
-    columns = next(csv.reader([header], delimiter=delimiter), [])
+    try:
+        columns = next(csv.reader([header], delimiter=delimiter), [])
+    except csv.Error as exc:  # a NUL byte, a stray quote …
+        raise InputError(raw.name, [Problem((), f"the header (line 1) is not readable as {raw.format.upper()}: "
+                                                f"{exc}")]) from None
     block = pacsv.ReadOptions().block_size
     longest = None
     while True:
