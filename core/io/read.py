@@ -150,6 +150,8 @@ def _read_csv(raw: RawFile) -> pd.DataFrame:
     except csv.Error as exc:  # a NUL byte, a stray quote …
         raise InputError(raw.name, [Problem((), f"the header (line 1) is not readable as {raw.format.upper()}: "
                                                 f"{exc}")]) from None
+    if len(columns) > MANY_COLUMNS and len(data) <= MAX_LINE_BYTES:
+        return _read_many_columns(raw, data, delimiter, len(columns))
     block = pacsv.ReadOptions().block_size
     longest = None
     while True:
@@ -169,9 +171,26 @@ def _read_csv(raw: RawFile) -> pd.DataFrame:
             raise InputError(raw.name, [Problem((), f"not a readable {raw.format.upper()} table: {exc}")]) from None
 
 
-# Arrow converts column by column (about half a millisecond each): a table wider than this becomes one
-# block of text cells (object dtype) in one conversion instead, so that 10,000 columns read in well under a second.
+# Arrow types and converts column by column (about 0.1 ms each): a table wider than this is read by the csv
+# module into one block of text cells (object dtype) instead, so that 10,000 columns read in a fraction of a
+# second. Arrow's further conversions take the same road (a Parquet file may be as wide).
 MANY_COLUMNS = 256
+
+
+def _read_many_columns(raw: RawFile, data: bytes, delimiter: str, width: int) -> pd.DataFrame:
+    """Cells as text, the empty cell as missing (as Arrow reads them); rows of another width are listed."""
+    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+        rows = [row for row in reader if row]  # Arrow skips empty lines too
+    except csv.Error as exc:
+        raise InputError(raw.name, [Problem((), f"not a readable {raw.format.upper()} table: {exc}")]) from None
+    ragged = [(number, len(row)) for number, row in enumerate(rows, start=1) if len(row) != width]
+    if ragged:
+        raise InputError(raw.name, [_ragged_problem(ragged, width)])
+    cells = np.array(rows, dtype=object).reshape(len(rows), width)
+    cells[cells == ""] = None
+    return pd.DataFrame(cells, columns=header, dtype=object)
 
 
 def _to_frame(table: pa.Table) -> pd.DataFrame:
@@ -215,10 +234,14 @@ def _ragged_rows(data: bytes, delimiter: str, columns: list[str]) -> Problem:
 
     _arrow_csv(data, delimiter, columns, pacsv.ReadOptions(use_threads=False, block_size=max(len(data), 1 << 20)),
                collect)
-    shown = bad[:MAX_ROWS_SHOWN]
-    return Problem((), f"rows with another number of cells than the header's {len(columns)} (a stray delimiter or "
-                       "an unquoted comma?)", tuple(n - 1 for n, _ in shown), len(bad),
-                   tuple(f"{k} cells" for _, k in shown))
+    return _ragged_problem([(n - 1, k) for n, k in bad], len(columns))  # Arrow counts the header as row 1
+
+
+def _ragged_problem(rows: list[tuple[int, int]], width: int) -> Problem:
+    """(row number after the header, cells) of each row whose width differs from the header's."""
+    shown = rows[:MAX_ROWS_SHOWN]
+    return Problem((), f"rows with another number of cells than the header's {width} (a stray delimiter or "
+                       "an unquoted comma?)", tuple(n for n, _ in shown), len(rows), tuple(f"{k} cells" for _, k in shown))
 
 
 def records_frame(source: str, records: list[dict]) -> pd.DataFrame:
