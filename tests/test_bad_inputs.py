@@ -211,3 +211,34 @@ def test_10000_columns_read_in_linear_time():
 
     small, large = seconds(2_500), seconds(10_000)
     assert large < 8 * small + 0.5, (small, large)  # 4x the columns: linear ~4x, quadratic ~16x
+
+
+# -- the Data page itself, for the rules it adds (the dataset name field) and a sample of file rules ---------
+from tests.test_app_data import at, click, texts, upload  # noqa: E402,F401  (the page fixture and helpers)
+
+PAGE_SAMPLE = ["votes_u2028_in_name.csv", "votes_timestamp_epoch_ms.csv", "matrix_sum_above_one.csv",
+               "counts_all_zero.csv", "lmeval_fewshot_true.json"]
+
+
+@pytest.mark.parametrize("file", PAGE_SAMPLE)
+def test_the_data_page_shows_the_problem_and_stores_nothing(file, at, db_path):
+    case = next(c for c in CASES if c["file"] == file)
+    before = snapshot(db_path)
+    upload(at, file, (CORPUS / file).read_bytes())
+    click(at, "upload_store")
+    assert texts(at.error) == ["The file was not stored."]
+    [code] = [c.value for c in at.code]
+    check_message(code, case, file)
+    assert snapshot(db_path) == before
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"x\")", "two\nlines", "a\u2028b", "@cat"])
+def test_a_dataset_name_that_breaks_the_name_rules_is_shown_not_stored(name, at, db_path):
+    before = snapshot(db_path)
+    upload(at, "votes.csv", VALID_VOTES)
+    at.text_input(key="upload_name").input(name)
+    click(at, "upload_store")
+    assert texts(at.error) == ["The file was not stored."]
+    [code] = [c.value for c in at.code]
+    assert code.startswith("votes.csv: rejected, nothing was stored: the dataset name") and "hint:" in code
+    assert snapshot(db_path) == before
