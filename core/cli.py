@@ -1,6 +1,7 @@
 """The ``evalboard`` command line: rank, leaderboard, ingest files into the store, manage datasets.
 
-Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 1 other.
+Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 130 interrupted
+(Ctrl-C), 1 other.
 
 Building the parser imports only the standard library and :mod:`core.choices`: each command imports
 what it uses when it runs, so ``--help`` answers at once and a command loads no other command's
@@ -11,13 +12,29 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+INTERRUPTED = "evalboard: interrupted (Ctrl-C); an ingest under way stored nothing"
+
+
+def _one_line_on_ctrl_c(kind, value, traceback) -> None:
+    """Ctrl-C outside main() (while the modules below load): one line and status 130, not a traceback."""
+    if issubclass(kind, KeyboardInterrupt):
+        print(INTERRUPTED, file=sys.stderr)
+        os._exit(130)
+    sys.__excepthook__(kind, value, traceback)
+
+
+if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
+    sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
+
 from core.choices import CI_METHODS, POLICIES, RANK_BY, READ_KINDS, SCHEMES, TIE_MODELS
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -145,9 +162,12 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
+    except KeyboardInterrupt:  # Ctrl-C: a store transaction under way has been rolled back on the way out
+        print(INTERRUPTED, file=sys.stderr)
+        return EXIT_INTERRUPTED
     except _loaded_error("core.io.problems", "InputError") as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_INVALID

@@ -24,13 +24,13 @@ def store(read, files_id: tuple[str, ...]) -> None:
     bar = st.progress(0.0, text="Validating…")
     try:
         loaded = read()
+        with open_store() as db:  # the dataset name is checked here: a bad one is an InputError too
+            result = db.ingest(loaded, name=st.session_state.get("upload_name") or None,
+                               progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
     except InputError as exc:
         bar.empty()
         st.session_state["upload_error"] = (files_id, str(exc))  # shown only while these files are chosen
         st.rerun()  # the error is drawn above the mapping form's button: show it now, not after the next click
-    with open_store() as db:
-        result = db.ingest(loaded, name=st.session_state.get("upload_name") or None,
-                           progress=lambda done, total: bar.progress(done / total, text=f"Storing {done:,} rows"))
     st.session_state.pop("upload_error", None)
     st.session_state.pop("upload_name", None)  # the next file gets its own name
     st.session_state["data_flash"] = (result.summary(), list(loaded.notes))

@@ -513,7 +513,11 @@ def test_detect_kind_matrix():
     frame = pd.DataFrame({"model": ["x", "y", "z"], "x": [None, "0.4", "0.3"], "y": ["0.6", None, "0.5"],
                           "z": ["0.7", "0.5", None]})
     assert detect_kind(frame) == "winrate_matrix"
-    assert detect_kind(frame.iloc[:2]) != "winrate_matrix"  # not square
+    # Not square, yet rows and columns name the same models: a broken matrix (load says what is wrong),
+    # not a wide score table of models x "tasks" named like models.
+    assert detect_kind(frame.iloc[:2]) == "winrate_matrix"
+    assert detect_kind(pd.DataFrame({"model": ["x", "y"], "t1": ["0.5", "0.6"], "t2": ["0.1", "0.2"]})) != \
+        "winrate_matrix"
 
 
 def test_detect_kind_on_arena_records(tmp_path):

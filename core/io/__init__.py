@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.io.matrix import looks_like_matrix, matrix_from_frames
+from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_from_frames
 from core.io.problems import InputError, Problem
 from core.io.read import RawFile, open_source, read_json_document, read_table
 from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
@@ -58,9 +58,9 @@ def detect_kind(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -
     if pairwise:
         return "votes"
     run_names = names | {dst for src, dst in RUN_COLUMN_ALIASES.items() if src in names}
-    if {"model_id", "task_id", "score"} <= run_names:
+    if {"model_id", "task_id"} <= run_names:  # a long table (without score it is reported as missing)
         return "eval_runs"
-    if looks_like_matrix(frame):
+    if looks_like_matrix(frame) or looks_like_broken_matrix(frame):
         return "winrate_matrix"
     if wide_key_column(frame, columns) and frame.shape[1] >= 2:
         return "eval_runs_wide"

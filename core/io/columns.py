@@ -18,7 +18,9 @@ import pyarrow.compute as pc
 from core.io.problems import ProblemList
 from core.schema import OUTCOME_ALIASES, OUTCOMES
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters and everything that ends a line somewhere: C0, DEL, C1 (U+0085 NEL among them) and the
+# Unicode line and paragraph separators U+2028/U+2029 (str.splitlines, browsers and JSON tools break on them).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Spellings of "no value" in number columns (R, pandas, spreadsheets). In name columns they stay names.
 MISSING_MARKERS = frozenset({"", "na", "n/a", "nan", "null", "none", "#n/a", "-"})
 
@@ -88,6 +90,14 @@ def parse_names(series: pd.Series, column: str, problems: ProblemList, required:
     With ``category`` the result is a Categorical with sorted categories, built from the same
     factorisation the checks use (a million-row label column is hashed once, not twice).
     """
+    structured = None
+    if series.dtype == object:  # JSON lists and objects are not names (their text would pass as one)
+        structured = series.map(lambda v: isinstance(v, (list, dict))).to_numpy(dtype=bool)
+        if structured.any():
+            problems.add(column, f"{column} holds a JSON list or object, not a name", structured, series)
+            series = series.where(~structured, None)
+        else:
+            structured = None
     values = text_values(series)
     codes, uniques = pd.factorize(values, sort=category)
     uniq = pd.Series(uniques, dtype="str")
@@ -97,6 +107,8 @@ def parse_names(series: pd.Series, column: str, problems: ProblemList, required:
     empty_rows = codes < 0
     if blank.any():
         empty_rows |= np.isin(codes, np.flatnonzero(blank))
+    if structured is not None:
+        empty_rows &= ~structured  # reported above
     if required:
         problems.add(column, f"empty {column}", empty_rows, values)
     elif blank.any():
@@ -199,27 +211,61 @@ def parse_flags(series: pd.Series, column: str, problems: ProblemList) -> np.nda
     return (codes >= 0) & truth[np.maximum(codes, 0)] if len(uniques) else np.zeros(len(codes), bool)
 
 
+# The dates a datetime64[ns] holds (1677-09-21 .. 2262-04-11), to whole days: analyses and the store
+# work in nanosecond datetimes, so a later or earlier instant is refused instead of overflowing.
+_FIRST_SECOND = pd.Timestamp("1677-09-22", tz="UTC").timestamp()
+_LAST_SECOND = pd.Timestamp("2262-04-11", tz="UTC").timestamp()
+# Epoch numbers in a finer unit than seconds lie far outside that range; divided by the unit they fit.
+_FINER_UNITS = (("milliseconds", 1e3, "1,000"), ("microseconds", 1e6, "1,000,000"),
+                ("nanoseconds", 1e9, "1,000,000,000"))
+
+
 def parse_timestamps(series: pd.Series, column: str, problems: ProblemList) -> pd.Series:
-    """ISO-8601 text (UTC unless an offset is given) or epoch seconds -> UTC datetimes (microseconds)."""
+    """ISO-8601 text (UTC unless an offset is given) or epoch seconds -> UTC datetimes (microseconds).
+
+    Every cell becomes epoch seconds first, so that a date outside what the analyses can hold is reported
+    by row (with a word when the number looks like epoch milliseconds) instead of overflowing.
+    """
     missing = series.isna().to_numpy()
+    numeric = np.ones(len(series), dtype=bool)  # rows read as epoch numbers (a finer unit may be meant)
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        return pd.to_datetime(series, utc=True).dt.as_unit("ns").dt.round("us")
-    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
-        seconds, text = series.to_numpy(dtype=np.float64, na_value=np.nan), None
+        seconds, numeric[:] = _seconds_of(series), False
+    elif pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        seconds = series.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
     else:
         text = text_values(series).str.strip()
         missing = missing | text.str.lower().isin(MISSING_MARKERS).to_numpy()
         seconds = _fast_float(text)
-    if seconds is not None:
-        out = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=series.index)
-    else:
-        # ISO text, possibly mixed with epoch numbers: parse as ISO, then retry the rest as numbers.
-        out = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
-        rest = ~missing & out.isna().to_numpy()
-        if rest.any():
-            numbers = pd.to_numeric(text[rest], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-            out[rest] = pd.to_datetime(numbers, unit="s", utc=True)
-    out = out.dt.as_unit("ns").dt.round("us")  # the store keeps float seconds: microseconds survive
-    bad = ~missing & out.isna().to_numpy()
-    problems.add(column, f"{column} is not an ISO-8601 date-time or epoch seconds", bad, series)
+        if seconds is None:  # ISO text, possibly mixed with epoch numbers: parse as ISO, then the rest as numbers
+            iso = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
+            parsed = iso.notna().to_numpy()
+            seconds = np.full(len(series), np.nan)
+            seconds[parsed], numeric[parsed] = _seconds_of(iso[parsed]), False
+            rest = ~missing & ~parsed
+            if rest.any():
+                seconds[rest] = pd.to_numeric(text[rest], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    seconds[missing] = np.nan
+    unreadable = ~missing & np.isnan(seconds)
+    problems.add(column, f"{column} is not an ISO-8601 date-time or epoch seconds", unreadable, series)
+    in_range = (seconds >= _FIRST_SECOND) & (seconds <= _LAST_SECOND)  # False for NaN and ±inf
+    outside = ~missing & ~unreadable & ~in_range
+    for unit, factor, spelled in _FINER_UNITS:
+        finer = outside & numeric & (np.abs(seconds / factor) <= _LAST_SECOND)
+        problems.add(column, f"{column} looks like epoch {unit}, not seconds (divide by {spelled})", finer, series)
+        outside &= ~finer
+    problems.add(column, f"{column} lies outside the dates EvalBoard can hold (1677-09-22 to 2262-04-11)",
+                 outside, series)
+    seconds[~in_range] = np.nan
+    out = pd.Series(pd.to_datetime(seconds, unit="s", utc=True), index=series.index)
+    return out.dt.as_unit("ns").dt.round("us")  # the store keeps float seconds: microseconds survive
+
+
+def _seconds_of(datetimes: pd.Series) -> np.ndarray:
+    """Epoch seconds of datetimes in any unit (a Parquet column may hold microseconds beyond 2262)."""
+    values = datetimes
+    if getattr(values.dt, "tz", None) is not None:
+        values = values.dt.tz_convert("UTC").dt.tz_localize(None)
+    micros = values.to_numpy().astype("datetime64[us]")
+    out = micros.astype(np.int64).astype(np.float64) / 1e6
+    out[np.isnat(micros)] = np.nan
     return out

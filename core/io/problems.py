@@ -24,6 +24,9 @@ class Problem:
     rows: tuple[int, ...] = ()  # 1-based record numbers, the first MAX_ROWS_SHOWN only
     n_rows: int = 0  # how many rows break the rule in all
     values: tuple[str, ...] = ()  # the offending values, aligned with ``rows``
+    # Inputs whose records are not numbered rows (lm-evaluation-harness tasks) name each record instead.
+    labels: tuple[str, ...] = ()  # aligned with ``rows``
+    unit: str = "row"
 
     def describe(self) -> str:
         cols = ", ".join(f"'{c}'" for c in self.columns)
@@ -33,9 +36,9 @@ class Problem:
             shown = []
             for i, row in enumerate(self.rows):
                 value = f" ({self.values[i]})" if i < len(self.values) else ""
-                shown.append(f"{row}{value}")
+                shown.append(f"{self.labels[i] if i < len(self.labels) else row}{value}")
             more = f"; first {len(self.rows)} shown" if self.n_rows > len(self.rows) else ""
-            plural = "row" if self.n_rows == 1 else "rows"
+            plural = self.unit if self.n_rows == 1 else f"{self.unit}s"
             text += f"\n    {self.n_rows} {plural}{more}: " + ", ".join(shown)
         return text
 
@@ -55,8 +58,9 @@ class InputError(ValueError):
             head += f": {self.problems[0].describe()}"
             body = []
         else:
-            head += f" ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''};"\
-                    " rows are numbered from 1 after the header)"
+            numbered = any(p.n_rows and not p.labels for p in self.problems)
+            head += f" ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}" + \
+                ("; rows are numbered from 1 after the header)" if numbered else ")")
             body = [f"  - {p.describe()}" for p in self.problems]
         tail = [f"  hint: {self.hint}"] if self.hint else []
         return "\n".join([head, *body, *tail])

@@ -3,15 +3,17 @@ lm-evaluation-harness results files."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import PurePath
 
 import numpy as np
 import pandas as pd
 
 from core.io.columns import map_columns, parse_names, parse_numbers
-from core.io.problems import InputError, Problem, ProblemList
+from core.io.problems import MAX_ROWS_SHOWN, InputError, Problem, ProblemList
 from core.io.votes import MAPPING_HINT, missing_required
 from core.schema import DEFAULT_METRIC, RUN_COLUMN_ALIASES, RUN_COLUMNS, RUN_REQUIRED
 
@@ -98,7 +100,7 @@ def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | 
     problems.add(key_col, f"the same {rows_are} appears on more than one row",
                  ids.duplicated(keep=False).to_numpy(), ids)
     problems.raise_if_any()
-    scores = np.column_stack([parse_numbers(raw[c], str(c), problems, minimum=0, maximum=1) for c in others])
+    scores = _wide_scores(raw, others, problems)
     problems.raise_if_any("scores must lie in [0, 1]; fix them where they are produced")
     n_rows, n_cols = scores.shape
     row_ids = np.tile(ids.to_numpy(dtype=object), n_cols)
@@ -117,37 +119,90 @@ def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | 
     return _validate_runs(long, ProblemList(source)), notes
 
 
+def _wide_scores(raw: pd.DataFrame, columns: list, problems: ProblemList) -> np.ndarray:
+    """The score cells as a rows x columns array, parsed in one pass over all cells (a file may have 10,000
+    columns: one parse per column costs a millisecond each); columns holding a problem are parsed again
+    one by one so that each problem names its column."""
+    n_rows = len(raw)
+    cells = pd.Series(raw[columns].to_numpy(dtype=object).T.ravel())  # column after column
+    trial = ProblemList(problems.source)
+    flat = parse_numbers(cells, "score", trial, minimum=0, maximum=1)
+    if trial.problems:
+        # a column with a problem has a cell that did not read as a number in [0, 1] (or was empty)
+        suspect = ~((flat >= 0) & (flat <= 1)).reshape(len(columns), n_rows).all(axis=1)
+        for k in np.flatnonzero(suspect):
+            parse_numbers(raw[columns[k]], str(columns[k]), problems, minimum=0, maximum=1)
+    return flat.reshape(len(columns), n_rows).T
+
+
 def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") -> tuple[pd.DataFrame, list[str]]:
     """lm-evaluation-harness results files, one per model: ``{"results": {task: {metric: value, …}}}``.
 
     The model is named by ``config.model_args`` (``pretrained=…``), with `` (k-shot)`` when
     ``config.num_fewshot`` is above 0, else by the file name. Only ``metric`` (default ``acc``) is read:
-    other metrics (perplexities, likelihood differences) are not scores in [0, 1].
+    other metrics (perplexities, likelihood differences) are not scores in [0, 1]. Problems name the task
+    (and the file, when there are several), not a row number.
     """
     rows, notes, skipped = [], [], 0
+    problems: list[Problem] = []
     for source, doc in documents:
-        if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
+        results = doc.get("results") if isinstance(doc, dict) else None
+        if isinstance(results, list):
+            raise InputError(source, [Problem(("results",), "'results' is a list; an lm-evaluation-harness results "
+                                                            "file holds an object of tasks: {task: {metric: value}}")])
+        if not isinstance(results, dict):
             raise InputError(source, [Problem((), "not an lm-evaluation-harness results file "
                                                   "(no 'results' object of tasks)")])
-        model = lm_eval_model_name(source, doc)
-        for task, metrics in doc["results"].items():
+        where = f"{source}: " if len(documents) > 1 else ""  # the message starts with the file when there is one
+        model, wrong = _lm_eval_model(source, doc, where)
+        problems += wrong
+        not_objects = [str(task) for task, metrics in results.items() if not isinstance(metrics, dict)]
+        if not_objects:
+            problems.append(Problem(("results",), f"{where}the results of a task must be an object of metrics",
+                                    tuple(range(1, len(not_objects[:MAX_ROWS_SHOWN]) + 1)), len(not_objects),
+                                    labels=tuple(map(repr, not_objects[:MAX_ROWS_SHOWN])), unit="task"))
+        for task, metrics in results.items():
             found = _metric_keys(metrics, metric) if isinstance(metrics, dict) else None
             if found is None:
-                skipped += 1
+                skipped += isinstance(metrics, dict)
                 continue
             value_key, stderr_key = found
             rows.append({"model_id": model, "task_id": str(task), "metric_name": metric,
                          "score": metrics[value_key], "stderr": metrics.get(stderr_key), "source": source})
+    label = ", ".join(sorted({s for s, _ in documents}))[:300] or "lm-eval"
+    if problems:
+        raise InputError(label, problems)
     if not rows:
         raise InputError(documents[0][0] if documents else "lm-eval", [Problem((), f"no task reports the metric "
                                                                                      f"{metric!r}")])
     frame = pd.DataFrame(rows)
     if skipped:
         notes.append(f"{skipped} task results without '{metric}' were left out")
-    problems = ProblemList(", ".join(sorted({s for s, _ in documents}))[:300])
-    out = _validate_runs(frame.drop(columns="source"), problems)
+    try:
+        out = _validate_runs(frame.drop(columns="source"), ProblemList(label))
+    except InputError as exc:  # the same rules as any score table, told by task instead of row number
+        raise InputError(exc.source, [_by_task(p, frame, metric) for p in exc.problems], exc.hint) from None
     notes.append(f"{frame['model_id'].nunique()} models × {frame['task_id'].nunique()} tasks, metric '{metric}'")
     return out, notes
+
+
+def _by_task(problem: Problem, frame: pd.DataFrame, metric: str) -> Problem:
+    """A problem found in the long table, with each row named as the task (and file) it came from."""
+    several = frame["source"].nunique() > 1
+    labels = tuple(repr(frame["task_id"].iat[r - 1]) + (f" in {frame['source'].iat[r - 1]}" if several else "")
+                   for r in problem.rows)
+    columns = tuple({"score": metric, "stderr": f"{metric}_stderr"}.get(c, c) for c in problem.columns)
+    return replace(problem, columns=columns, labels=labels, unit="task")
+
+
+def _lm_eval_model(source: str, doc: dict, where: str) -> tuple[str, list[Problem]]:
+    """The model name, and what is wrong with ``config.num_fewshot`` (a count of shots, or absent)."""
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    shots = config.get("num_fewshot")
+    if shots is None or (isinstance(shots, int) and not isinstance(shots, bool) and shots >= 0):
+        return lm_eval_model_name(source, doc), []
+    return "", [Problem(("config.num_fewshot",), f"{where}num_fewshot must be a whole number of shots (0 or more), "
+                                                 f"not {json.dumps(shots)}")]
 
 
 def _metric_keys(metrics: dict, metric: str) -> tuple[str, str] | None:
@@ -168,11 +223,17 @@ def lm_eval_model_name(source: str, doc: dict) -> str:
     found = re.search(r"(?:^|,)\s*pretrained=([^,]+)", args)
     name = found.group(1).strip() if found else PurePath(source).stem
     shots = config.get("num_fewshot")
-    if isinstance(shots, int) and shots > 0:
+    if isinstance(shots, int) and not isinstance(shots, bool) and shots > 0:  # True is an int in Python
         name += f" ({shots}-shot)"
     return name
 
 
+# Keys that lm-evaluation-harness writes beside "results" (any version).
+LM_EVAL_KEYS = ("config", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "lm_eval_version")
+
+
 def is_lm_eval_document(doc) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and all(
-        isinstance(v, dict) for v in doc["results"].values())
+    """An object with a ``results`` object of tasks, or a ``results`` of another shape beside the harness's
+    other keys (then read as lm-eval, so that the message says what is wrong with it)."""
+    return isinstance(doc, dict) and "results" in doc and (
+        isinstance(doc["results"], dict) or any(k in doc for k in LM_EVAL_KEYS))

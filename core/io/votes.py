@@ -24,6 +24,11 @@ MAPPING_HINT = ("name the file's columns and winner values: on the command line 
                 "Data page under 'Map columns and outcomes'")
 
 
+# Comparisons per cell above this are no count of real votes, and sums of them lose whole-number precision
+# in float64 (exact to 2^53 ≈ 9e15): 1e308 or inf would overflow the fits.
+MAX_COUNT = 1e15
+
+
 def missing_required(columns, required, problems: ProblemList, kind: str, file_columns) -> bool:
     absent = [c for c in required if c not in columns]
     if absent:
@@ -148,7 +153,11 @@ def counts_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str]
     same = (out["model_a"] == out["model_b"]).fillna(False).to_numpy(dtype=bool)
     problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same, out["model_a"])
     out["winner"] = pd.Series(parse_outcomes(frame["winner"], "winner", problems, outcomes)).astype("str")
-    out["count"] = parse_numbers(frame["count"], "count", problems, minimum=0, allow_missing=False)
+    out["count"] = parse_numbers(frame["count"], "count", problems, minimum=0, maximum=MAX_COUNT,
+                                 allow_missing=False)
+    if len(out) and not problems.problems and not (out["count"] > 0).any():
+        problems.add("count", "every count is 0: the table holds no comparisons to rank", out["count"] == 0,
+                     frame["count"])
     strata = [c for c in COUNT_STRATA if c in frame]
     for col in strata:
         out[col] = parse_names(frame[col], col, problems, required=True)

@@ -13,6 +13,7 @@ import pandas as pd
 import sqlite_utils
 
 from core.io import Loaded
+from core.io.names import dataset_name
 from core.store import snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
 from core.store.connection import REPO_ROOT, connect, default_db_path, write_transaction
@@ -74,6 +75,7 @@ class Store:
     def ingest(self, loaded: Loaded, name: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> IngestResult:
         """Store a validated input in one transaction; the same input twice is reported, not duplicated."""
+        name = dataset_name(loaded.source, name)  # a name that breaks the name rules is an InputError
         table = TABLE_OF_KIND[loaded.kind]
         frame = loaded.frame
         conn = self.db.conn
@@ -93,7 +95,7 @@ class Store:
         return IngestResult(self.dataset(dataset_id), created=True)
 
     def _insert_dataset(self, loaded: Loaded, name: str | None, table: str) -> int:
-        base = (name or Path(loaded.source).name.split(".")[0] or "dataset").strip()
+        base = dataset_name(loaded.source, name)
         taken = {r[0] for r in self.db.execute("SELECT name FROM datasets")}
         unique, k = base, 2
         while unique in taken:
