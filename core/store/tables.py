@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from core.schema import OUTCOMES, VOTE_COLUMNS, VOTE_LABEL_COLUMNS
+from core.schema import VOTE_COLUMNS, VOTE_LABEL_COLUMNS
 
 # Label columns share one dictionary per field; both model columns use the field "model".
 LABEL_FIELD = {"model_a": "model", "model_b": "model", **{c: c for c in VOTE_LABEL_COLUMNS}}
