@@ -76,7 +76,8 @@ def check_intervals(estimate, low, high, units, unit: str = "vote") -> Evidence:
     units = np.asarray(units, dtype=np.float64)
     present = np.isfinite(low) & np.isfinite(high)
     flat = zero_width(estimate, low, high)
-    absent = (units < MIN_UNITS) | (present & flat)  # vectorised: a leaderboard may have 10^5 pairs
+    # Counted as interval_reason counts them (rounded): a matrix's fractional counts sum to 1.9999999.
+    absent = (np.round(units) < MIN_UNITS) | (present & flat)  # vectorised: a leaderboard may have 10^5 pairs
     notes: list[str | None] = [None] * len(estimate)
     for i in np.flatnonzero(absent):
         notes[i] = interval_reason(units[i], unit, bool(flat[i]))

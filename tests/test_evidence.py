@@ -353,3 +353,11 @@ def test_an_anchor_among_models_without_intervals_still_says_why(capsys, tmp_pat
     models = {m["model"]: m for m in json.loads(out)["models"]}
     assert models["beta"]["ci_low"] is None and models["beta"]["rating"] == 1000
     assert "anchor" in models["beta"]["interval_note"] and "no variation" in models["alpha"]["interval_note"]
+
+
+def test_fractional_vote_counts_are_counted_as_the_reason_counts_them():
+    # A win-rate matrix without counts gives each pair one comparison of fractional wins: a model's
+    # total is 1.9999999 votes. It is two votes, so it keeps its interval (the reason would say "2 votes").
+    estimate = np.array([1563.7, 1468.0])
+    result = check_intervals(estimate, estimate - 200, estimate + 200, np.array([2 - 1e-12, 2.0]))
+    assert np.isfinite(result.low).all() and result.notes == (None, None)
