@@ -234,23 +234,26 @@ class SubsetDraws:
             expected = int(need.max()) * n / m  # columns from the end that hold that many hits, on average
             width = min(n, int(expected + 4 * np.sqrt(expected)) + 16)
             while True:
-                tail = index[over, n - width:]
-                hits = inside[tail]
-                from_end = np.cumsum(hits[:, ::-1], axis=1, dtype=np.int32)[:, ::-1]  # hits at or after a column
-                if width == n or (from_end[:, 0] >= need).all():
+                hits = inside[index[over, n - width:]]
+                seen = np.cumsum(hits, axis=1, dtype=np.int32)  # hits up to and including a column
+                total = seen[:, -1]
+                if width == n or (total >= need).all():
                     break
                 width = min(n, 2 * width)
-            drop = hits & (from_end <= need[:, None])
-            replicate, dropped = over[np.nonzero(drop)[0]], tail[drop]
-            for j in range(len(columns)):
-                sums[j] -= np.bincount(replicate, weights=columns[j][dropped], minlength=self.replicates)
+            # Row r drops its last need[r] hits, exactly need[r] entries: consecutive in nonzero's order.
+            row, col = np.nonzero(hits & (seen > (total - need)[:, None]))
+            dropped = index[over[row], n - width + col]
+            starts = np.concatenate([[0], np.cumsum(need)[:-1]])
+            sums[:, over] -= np.add.reduceat(columns[:, dropped], starts, axis=1)
         short = np.maximum(m - landed, 0)
-        if short.any():
-            extra = extra_generator(self.seed, draw, m).integers(0, m, size=(self.replicates, int(short.max())))
-            take = np.arange(extra.shape[1])[None, :] < short[:, None]
-            replicate, added = np.nonzero(take)[0], np.flatnonzero(inside)[extra[take]]
-            for j in range(len(columns)):
-                sums[j] += np.bincount(replicate, weights=columns[j][added], minlength=self.replicates)
+        under = np.flatnonzero(short)
+        if len(under):
+            need = short[under]
+            extra = extra_generator(self.seed, draw, m).integers(0, m, size=(self.replicates, int(need.max())))
+            take = np.arange(extra.shape[1])[None, :] < need[:, None]
+            added = np.flatnonzero(inside)[extra[under][take]]
+            starts = np.concatenate([[0], np.cumsum(need)[:-1]])
+            sums[:, under] += np.add.reduceat(columns[:, added], starts, axis=1)
         return sums
 
     def _finish(self, total: np.ndarray, weight: np.ndarray, m: int) -> np.ndarray:

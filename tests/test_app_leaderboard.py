@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from core.demo import ensure_samples
 from core.io import load
 from core.store import Store
+from tests.conftest import shared_file
 from tests.test_app_data import _RouterPagesManager, texts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -177,3 +178,19 @@ def test_several_metrics_per_task_are_chosen_one_at_a_time(app, db_path):
     picker.set_value("f1")
     run(at)
     assert list(table(at)["Model"]) == ["y", "x"] and table(at).iloc[0]["Mean"] == "0.80"
+
+
+def test_mmlu_pro_renders_without_a_styler(app, db_path):
+    # 29 models × 12,032 tasks, 349k pivot cells: past the 262,144 cells Streamlit lets a pandas Styler
+    # render, so the per-task table must reach the page as plain numbers.
+    path = shared_file("mmlu_pro_per_question/correct_matrix_wide.csv")
+    with Store(db_path) as store:
+        dataset = store.ingest(load(path), name="mmlu_pro").dataset.id
+    app.session_state["active_dataset"] = dataset
+    app.session_state["board_bootstrap"] = 1000
+    at = run(app)
+    shown = table(at)
+    assert len(shown) == 29 and shown.iloc[0]["Model"] == "gemini-1.5-pro-002"
+    pivot_table = frames(at)[-1]
+    assert pivot_table.shape == (12_032, 30) and list(pivot_table.columns)[0] == "Task"
+    assert pivot_table.drop(columns="Task").dtypes.map(lambda d: d.kind == "f").all()
