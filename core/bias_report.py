@@ -12,7 +12,7 @@ from typing import Any
 
 from core.bias import (BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest, PositionTest,
                        TableTest, TwoProportions, Unavailable)
-from core.formats import dumps, markdown_table, markdown_text, number
+from core.formats import dumps, markdown_table, markdown_text, number, p_value
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
 
@@ -103,7 +103,8 @@ def to_markdown(report: BiasReport) -> str:
                       markdown_table(["Model", first, "N", "Share", "95% CI", "p", "p (Holm)"],
                                      [[markdown_text(r.model), r.test.k, r.test.n, number(r.test.share, 2),
                                        f"{number(r.test.ci_low, 2)}-{number(r.test.ci_high, 2)}",
-                                       _p(r.test.p_value), _p(r.p_holm)] for r in test.per_model], "lrrrlrr")]
+                                       p_value(r.test.p_value), p_value(r.p_holm)] for r in test.per_model],
+                                     "lrrrlrr")]
     c = report.corrections
     if isinstance(c, Corrections):
         lines += ["", "## Raw vs corrected", "",
@@ -113,6 +114,3 @@ def to_markdown(report: BiasReport) -> str:
                                    "yes" if r.rank_changed else ""] for r in c.rows], "lrrrrll")]
     return "\n".join(lines) + "\n"
 
-
-def _p(p: float) -> str:
-    return "–" if p != p else ("<0.001" if p < 0.001 else f"{p:.3f}")

@@ -75,3 +75,29 @@ def csv_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def number(value: float, digits: int) -> str:
     return "–" if value is None or (isinstance(value, float) and not math.isfinite(value)) else f"{value:.{digits}f}"
+
+
+P_FLOOR = 1e-16  # double precision cannot tell a p-value below this from 0: it reads "< 1e-16", never "0"
+
+
+def p_value(p: Any) -> str:
+    """A p-value as a table cell: "0.031", "2.3e-05" below 0.001, "< 1e-16" at the floor, "–" if undefined."""
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return "–"
+    if not math.isfinite(p):
+        return "–"
+    if p < P_FLOOR:
+        return "< 1e-16"
+    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+
+
+def p_text(p: Any) -> str:
+    """A p-value in a sentence: "p = 0.031", "p = 2.3e-05", "p < 1e-16" or "p undefined"; the one
+    wording of p-values in every text, table and figure the product shows."""
+    cell = p_value(p)
+    if cell == "–":
+        return "p undefined"
+    return f"p {cell}" if cell.startswith("<") else f"p = {cell}"
+

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from core.formats import csv_table, dumps, markdown_table, markdown_text
+from core.formats import csv_table, dumps, markdown_table, markdown_text, p_text
 from core.leaderboard import Leaderboard
+from core.nemenyi import nemenyi_sentence
 
 ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table
 
@@ -96,11 +97,11 @@ def _notes(board: Leaderboard) -> str:
 
 def friedman_sentences(f) -> list[str]:
     """The Friedman / Iman–Davenport verdict and, only after a rejection (Demšar 2006), Nemenyi's
-    pairs; markdown-safe. Shared by the CLI markdown and the Leaderboard page."""
+    summary (:func:`core.nemenyi.nemenyi_sentence`); markdown-safe. Shared by the CLI markdown and the
+    Leaderboard page."""
     verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
-    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; "
-           f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}: {verdict}."]
+    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), {p_text(f.p_value)}; "
+           f"Iman–Davenport F = {f.ff:.3f}, {p_text(f.ff_p_value)}: {verdict}."]
     if f.reject:
-        pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
-        out.append(f"Nemenyi critical difference {f.cd:.3f} at α = {f.alpha:g}: {pairs}.")
+        out.append(nemenyi_sentence(f.mean_ranks, f.cd, f.different_pairs, f.alpha))
     return out

@@ -7,21 +7,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 
 from core.formats import html_text
-
-
-def cd_groups(mean_ranks: Mapping[str, float], cd: float) -> list[tuple[str, ...]]:
-    """Maximal runs of models (in rank order) whose average ranks lie within the critical difference:
-    the thick bars of a Demšar (2006) critical-difference diagram. Runs inside another are left out."""
-    order = sorted(mean_ranks, key=lambda m: (mean_ranks[m], m))
-    groups: list[tuple[str, ...]] = []
-    for start in range(len(order)):
-        stop = start
-        while stop + 1 < len(order) and mean_ranks[order[stop + 1]] - mean_ranks[order[start]] <= cd:
-            stop += 1
-        run = tuple(order[start:stop + 1])
-        if len(run) > 1 and not any(set(run) <= set(g) for g in groups):
-            groups.append(run)
-    return groups
+from core.nemenyi import cd_groups
 
 
 def critical_difference_figure(mean_ranks: Mapping[str, float], cd: float, title: str | None = None) -> go.Figure:
