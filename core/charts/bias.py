@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from core.bias import relative_length
 from core.bias_stats import Logit
-from core.charts._common import labels, unavailable
+from core.charts._common import category_ticks, hover_note, labels, unavailable
 from core.formats import p_text
 from core.intervals import wilson_array
 
@@ -40,7 +40,8 @@ def model_share_chart(per_model, p0: float, alpha: float, share_label: str, titl
                        "<extra></extra>"), showlegend=False))
     fig.add_hline(y=p0, line={"color": EXPECTED, "dash": "dash", "width": 1.5},
                   annotation_text=f"expected {p0:.3f}", annotation_position="top right")
-    fig.update_xaxes(title="model", type="category", categoryorder="array", categoryarray=names)
+    fig.update_xaxes(title=hover_note("model", len(names)), type="category", categoryorder="array",
+                     categoryarray=names, **category_ticks(len(names)))
     fig.update_yaxes(title=f"share of appearances {share_label}", range=[0, 1], showgrid=True, gridcolor="#eee")
     fig.update_layout(title=title, height=420, plot_bgcolor="white", margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig
