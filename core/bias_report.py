@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.bias import (BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest, PositionTest,
-                       TableTest, TwoProportions, Unavailable)
+from core.bias import (PRACTICAL_SHARE, BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest,
+                       PositionTest, TableTest, TwoProportions, Unavailable)
 from core.formats import dumps, markdown_table, markdown_text, number, p_value
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
@@ -41,7 +41,19 @@ def _two(t: TwoProportions | None) -> dict[str, Any] | None:
             "chi2": t.chi2, "fisher_p": t.fisher_p}
 
 
+def _judged(test) -> dict[str, Any]:
+    """Effect size next to the p-value: ``effect`` on the share scale, ``detected`` (p < alpha) and
+    ``practical`` (detected and |effect| ≥ ``practical_threshold``)."""
+    return {"effect": test.effect, "detected": test.detected, "practical": test.practical,
+            "practical_threshold": PRACTICAL_SHARE}
+
+
 def _block(test) -> dict[str, Any]:
+    return _block_fields(test) | (_judged(test) if isinstance(test, (PositionTest, OrderTest, TableTest, LengthTest))
+                                  else {})
+
+
+def _block_fields(test) -> dict[str, Any]:
     if isinstance(test, Unavailable):
         return {"available": False, "reason": test.reason}
     if isinstance(test, PositionTest):
@@ -50,7 +62,7 @@ def _block(test) -> dict[str, Any]:
                 "ipw_z": test.ipw_z, "ipw_p_value": test.ipw_p_value}
     if isinstance(test, OrderTest):
         return {"n_annotators": test.n_annotators, "decisive": _two(test.decisive), "accuracy": _two(test.accuracy),
-                "accuracy_source": test.accuracy_source, "verdict": test.verdict}
+                "accuracy_source": test.accuracy_source, "ordered_by": test.ordered_by, "verdict": test.verdict}
     if isinstance(test, TableTest):
         return {"chi2": test.chi2, "df": test.df, "p_value": test.p_value, "p0": test.p0, "verdict": test.verdict,
                 "per_model": [{"model": r.model, **_binomial(r.test), "p_holm": r.p_holm,
