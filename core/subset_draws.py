@@ -259,8 +259,11 @@ class SubsetDraws:
     def _finish(self, total: np.ndarray, weight: np.ndarray, m: int) -> np.ndarray:
         if self.w is None:
             return total / m
+        # The drawn weight is a difference of sums: a replicate that drew only weightless tasks can be
+        # off zero by rounding, and must still be NaN (undefined), not a ratio of two roundings.
+        some = weight > 1e-12 * self.w.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(weight > 0, total / np.where(weight > 0, weight, 1.0), np.nan)
+            return np.where(some, total / np.where(some, weight, 1.0), np.nan)
 
 
 def derived_reference(values: np.ndarray, mask: np.ndarray, replicates: int, seed: int, draw: int = 0,

@@ -131,3 +131,18 @@ def test_replicate_distribution_matches_the_literal_protocol():
     assert stats.ks_2samp(derived, literal).pvalue > 0.001
     analytic = x[mask].std() / np.sqrt(40)
     assert abs(derived.std() / analytic - 1) < 0.06
+
+
+def test_a_replicate_of_weightless_tasks_is_undefined():
+    # Weights 0 on all but one task of the subset: replicates that miss it have no mean (NaN), even
+    # though the engine reaches their weight as a difference of sums.
+    values = np.random.default_rng(8).random((1, 40))
+    values[0, :6] = np.nan
+    w = np.zeros(40)
+    w[10] = 1.0
+    draws = SubsetDraws(values, w, None, 300, 2)
+    request = draws.need(draws.subset(~np.isnan(values[0]), rows=(0,)), 0)
+    out = run_all(draws)[request]
+    expected = derived_reference(np.nan_to_num(values[0]), ~np.isnan(values[0]), 300, 2, 0, w)
+    assert np.isnan(out).any() and (~np.isnan(out)).any()
+    assert_allclose(out, expected, atol=ATOL_FAST, rtol=0, equal_nan=True)
