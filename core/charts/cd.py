@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
+from core.charts._common import LABEL_LIMIT
 from core.formats import html_text
 from core.nemenyi import cd_groups
 
@@ -70,10 +71,11 @@ def critical_difference_rows(mean_ranks: Mapping[str, float], cd: float, title: 
     fig.update_xaxes(title=f"average rank (1 = best); bars ±CD/2, CD = {cd:.3f}: models whose bars do not overlap "
                            "differ", range=[0.5 - cd / 2, k + 0.5 + cd / 2], showgrid=True, gridcolor="#eee",
                      side="top", zeroline=False)
-    ticks = {"tickfont": {"size": 9}} if k <= 80 else {"showticklabels": False}
-    fig.update_yaxes(title="model" if k <= 80 else f"model ({k} — hover for names)", type="category",
+    ticks = {"tickfont": {"size": 9}} if k <= LABEL_LIMIT else {"showticklabels": False}
+    fig.update_yaxes(title="model" if k <= LABEL_LIMIT else f"model ({k} — hover for names)", type="category",
                      categoryorder="array", categoryarray=names, autorange="reversed", automargin=True, **ticks)
-    fig.update_layout(title=title or "Critical difference (Nemenyi)", height=max(300, 160 + (16 if k <= 80 else 10) * k),
+    fig.update_layout(title=title or "Critical difference (Nemenyi)",
+                      height=max(300, 160 + (16 if k <= LABEL_LIMIT else 10) * k),
                       showlegend=False, plot_bgcolor="white", margin={"l": 20, "r": 20, "t": 110, "b": 20})
     return fig
 

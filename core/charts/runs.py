@@ -88,6 +88,7 @@ def pairwise_matrix(pairs: pd.DataFrame, models: list[str], title: str = "Pairwi
         zmid=0.0, colorbar={"title": {"text": "row − column"}},
         hovertemplate="%{y} − %{x}: %{z:+.3f}%{customdata}<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
     heatmap_layout(fig, title, "model (column)", "model (row)", k, k)
-    fig.add_annotation(text="* significant" if shown else "significance: in the hover", xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right",
+    fig.add_annotation(text="* significant" if shown else "significance: in the hover", xref="paper",
+                       yref="paper", x=1.0, y=1.0, xanchor="right",
                        yanchor="bottom", showarrow=False, font={"size": 11, "color": "#555"})
     return fig
