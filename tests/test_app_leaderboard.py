@@ -164,8 +164,8 @@ def test_uploaded_long_csv_with_odd_model_names(app, db_path):
     shown = table(at)
     assert list(shown["Model"]) == ["a|b", "<i>c</i>"]
     assert shown.iloc[0]["Mean"] == "0.80"
-    pivot = frames(at)[2]
-    assert list(pivot.index) == ["<i>c</i>", "a|b"]
+    pivot = frames(at)[2]  # tasks as rows, one column per model (names kept verbatim)
+    assert list(pivot.columns) == ["Task", "<i>c</i>", "a|b"] and list(pivot["Task"]) == ["t1", "t2", "t3"]
 
 
 def test_several_metrics_per_task_are_chosen_one_at_a_time(app, db_path):
