@@ -8,6 +8,12 @@ frame included) and the peak of memory allocated during one more ``aggregate`` c
 
     .venv/bin/python bench/bench_leaderboard.py
     .venv/bin/python bench/bench_leaderboard.py --models 30 --tasks 2000 --missing 0.02 --repeats 1
+
+Then, when ../shared/data holds it, the same on MMLU-Pro (29 models × 12,032 questions, 314,518 scored
+cells, gaps scattered over 25 models: 284 distinct task-set sizes), and the whole processes
+``evalboard leaderboard FILE --bootstrap B`` and ``evalboard report FILE --bootstrap B --no-png`` on it
+(interpreter start and imports included). ``--no-real`` skips that part. CPU time (all threads, this
+process or the child) is printed next to wall time: on a shared machine it is the steadier figure.
 """
 
 from __future__ import annotations
@@ -15,7 +21,9 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -26,6 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.friedman import friedman  # noqa: E402
+from core.io import load  # noqa: E402
 from core.leaderboard import (LeaderboardSettings, aggregate, bootstrap_intervals, pivot, point_estimates,  # noqa: E402
                               ranking_order, score_matrix)
 
@@ -62,7 +71,52 @@ def main() -> None:
     parser.add_argument("--missing", type=float, default=0.0, help="share of (model, task) cells left out")
     parser.add_argument("--stratified", action="store_true")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-real", action="store_true", help="skip the MMLU-Pro part")
     args = parser.parse_args()
+    synthetic(args)
+    if not args.no_real:
+        real(args)
+
+
+MMLU_PRO = Path(__file__).resolve().parents[2] / "shared" / "data" / "mmlu_pro_per_question" / "correct_matrix_wide.csv"
+
+
+def real(args) -> None:
+    """aggregate() and the CLI's whole process on MMLU-Pro; skipped when the file is absent."""
+    if not MMLU_PRO.exists():
+        print(f"MMLU-Pro: skipped ({MMLU_PRO} not found)")
+        return
+    runs = load(MMLU_PRO).frame
+    settings = LeaderboardSettings(replicates=args.replicates)
+    print(f"MMLU-Pro: {runs['model_id'].nunique()} models × {runs['task_id'].nunique():,} tasks, {len(runs):,} "
+          f"scored cells, B = {args.replicates}, median of {args.repeats}")
+    cpu = []
+    def one():
+        start = time.process_time()
+        out = aggregate(runs, settings)
+        cpu.append(time.process_time() - start)
+        return out
+    seconds, board = timed(one, args.repeats)
+    print(f"  {'aggregate()':<36} {seconds:8.3f} s wall, {statistics.median(cpu):.3f} s CPU  "
+          f"({board.significant_pairs} of {len(board.pairwise)} pairs differ)")
+    cli = str(Path(sys.executable).with_name("evalboard"))
+    with tempfile.TemporaryDirectory() as out:
+        commands = {"evalboard leaderboard (process)": [cli, "leaderboard", str(MMLU_PRO), "--bootstrap",
+                                                        str(args.replicates)],
+                    "evalboard report --no-png (process)": [cli, "report", str(MMLU_PRO), "--out", out,
+                                                            "--bootstrap", str(args.replicates), "--no-png"]}
+        for name, command in commands.items():
+            cpu = []
+            def one():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run(command, check=True, capture_output=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            seconds, _ = timed(one, args.repeats)
+            print(f"  {name:<36} {seconds:8.3f} s wall, {statistics.median(cpu):.3f} s CPU")
+
+
+def synthetic(args) -> None:
 
     runs = synthetic_runs(args.models, args.tasks, args.categories, args.missing)
     settings = LeaderboardSettings(replicates=args.replicates, stratified=args.stratified)

@@ -22,6 +22,32 @@ from core.corrections import Corrections, corrections, early_period, ipw_weights
 from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
 
 LEFT, RIGHT = 0, 1  # winner codes of core.schema.OUTCOMES (model_a = left, model_b = right)
+# A share (or a change of share) smaller than this is reported as "small" even when significant: with
+# 20,000 votes a 1-point lean has p ≈ 0.005, real but too small to change a ranking. 2 points is where
+# a left/right or early/late lean starts to move Elo ratings by more than their usual CI (~±10).
+PRACTICAL_SHARE = 0.02
+
+
+def points(effect: float) -> str:
+    """An effect on a share in percentage points: "+1.3 points"."""
+    return f"{effect * 100:+.1f} points" if np.isfinite(effect) else "effect undefined"
+
+
+def judged(effect: float, detected: bool) -> tuple[bool, bool]:
+    """(detected, practical): practical = detected and |effect| ≥ PRACTICAL_SHARE."""
+    detected = bool(detected)
+    return detected, bool(detected and np.isfinite(effect) and abs(effect) >= PRACTICAL_SHARE)
+
+
+def conclusion(detected: bool, practical: bool, bias: str, none: str) -> str:
+    """The end of a verdict: the bias, the bias called small (detectable, under PRACTICAL_SHARE), or
+    ``none``; ``bias`` and ``none`` are sentences ending in a full stop."""
+    if practical:
+        return bias
+    if detected:
+        return (f"{bias[:-1]}, statistically detectable but small (under the {PRACTICAL_SHARE * 100:.0f}-point "
+                "practical threshold).")
+    return none
 
 
 @dataclass(frozen=True)
@@ -37,6 +63,9 @@ class PositionTest:
     ipw_z: float
     ipw_p_value: float
     verdict: str
+    effect: float = float("nan")  # share − 0.5 (proportion units)
+    detected: bool = False  # p < alpha
+    practical: bool = False  # detected and |effect| ≥ PRACTICAL_SHARE
 
 
 @dataclass(frozen=True)
@@ -46,6 +75,10 @@ class OrderTest:
     accuracy: TwoProportions | None
     accuracy_source: str  # "golden" or "bt_favourite"
     verdict: str
+    ordered_by: str = "timestamp"  # or "file order": no timestamps, sessions follow the rows of the file
+    effect: float = float("nan")  # late − early share of the largest detected change (else of decisive votes)
+    detected: bool = False
+    practical: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +97,9 @@ class TableTest:
     p0: float
     per_model: tuple[ModelShare, ...]
     verdict: str
+    effect: float = float("nan")  # share − p0 of the model furthest from p0 among those Holm flags (else of all)
+    detected: bool = False  # χ² p < alpha or a model flagged
+    practical: bool = False  # a flagged model at least PRACTICAL_SHARE from p0
 
 
 @dataclass(frozen=True)
@@ -71,6 +107,9 @@ class LengthTest:
     test: Binomial  # k = decisive votes won by the longer answer
     fit: Logit  # y = 1[left chosen] on f = (len_l - len_r)/(len_l + len_r + 1)
     verdict: str
+    effect: float = float("nan")  # share won by the longer answer − 0.5
+    detected: bool = False
+    practical: bool = False  # detected and the share is at least PRACTICAL_SHARE from 0.5
 
 
 @dataclass(frozen=True)
@@ -163,14 +202,17 @@ def _position(win: np.ndarray, weights: np.ndarray, alpha: float) -> PositionTes
     k, n = int((win == LEFT).sum()), int(decisive.sum())
     test = binomial(k, n, 0.5, alpha)
     share, n_eff, z, p_w = weighted_score_test(win[decisive] == LEFT, weights[decisive])
+    effect = test.share - 0.5 if n else float("nan")
+    detected, practical = judged(effect, n > 0 and test.p_value < alpha)
     if n == 0:
         verdict = "No decisive votes: position bias cannot be assessed."
     else:
         side = "left" if test.share >= 0.5 else "right"
-        verdict = (f"The left answer is chosen {test.share:.0%} of the time ({k} of {n} decisive votes, "
-                   f"{p_text(test.p_value)}): " + (f"a position bias toward the {side}." if test.p_value < alpha
-                                                   else "no evidence of a position bias."))
-    return PositionTest(test, share, n_eff, z, p_w, verdict)
+        verdict = (f"The left answer is chosen {test.share:.1%} of the time ({k} of {n} decisive votes, "
+                   f"{points(effect)} from 50%, {p_text(test.p_value)}): "
+                   + conclusion(detected, practical, f"a position bias toward the {side}.",
+                                "no evidence of a position bias."))
+    return PositionTest(test, share, n_eff, z, p_w, verdict, effect, detected, practical)
 
 
 def _order(votes: pd.DataFrame, used: pd.DataFrame, alpha: float) -> OrderTest | Unavailable:
@@ -208,16 +250,28 @@ def _order(votes: pd.DataFrame, used: pd.DataFrame, alpha: float) -> OrderTest |
             agree = ((win == LEFT) & (ea > eb)) | ((win == RIGHT) & (eb > ea))
             base = decisive & ~golden & (ea != eb) & np.isfinite(ea) & np.isfinite(eb)
             accuracy = _halves(agree, base, early, late)
+    ordered_by = "timestamp" if timed else "file order"
+    changes = [(_change(dec), np.isfinite(dec.p_value) and dec.p_value < alpha)]
     parts = [f"Decisive votes: {_pct(dec.x1, dec.n1)} early in a session vs {_pct(dec.x2, dec.n2)} late "
-             f"({p_text(dec.p_value)})"]
-    flagged = np.isfinite(dec.p_value) and dec.p_value < alpha
+             f"({points(changes[0][0])}, {p_text(dec.p_value)})"]
     if accuracy is not None:
         what = "golden accuracy" if source == "golden" else "agreement with the BT favourite"
+        changes.append((_change(accuracy), np.isfinite(accuracy.p_value) and accuracy.p_value < alpha))
         parts.append(f"{what}: {_pct(accuracy.x1, accuracy.n1)} vs {_pct(accuracy.x2, accuracy.n2)} "
-                     f"({p_text(accuracy.p_value)})")
-        flagged = flagged or (np.isfinite(accuracy.p_value) and accuracy.p_value < alpha)
-    verdict = "; ".join(parts) + (": an order (fatigue) effect." if flagged else ": no evidence of an order effect.")
-    return OrderTest(n_annotators, dec, accuracy, source, verdict)
+                     f"({points(changes[1][0])}, {p_text(accuracy.p_value)})")
+    hits = [c for c, hit in changes if hit and np.isfinite(c)]
+    effect = max(hits, key=abs) if hits else changes[0][0]
+    detected, practical = judged(effect, bool(hits))
+    source_note = "" if timed else ("No timestamps: sessions follow the order of the rows in the file, so this "
+                                    "tests file order, which may not be the order of voting. ")
+    verdict = source_note + "; ".join(parts) + ": " + conclusion(
+        detected, practical, "an order (fatigue) effect.", "no evidence of an order effect.")
+    return OrderTest(n_annotators, dec, accuracy, source, verdict, ordered_by, effect, detected, practical)
+
+
+def _change(t: TwoProportions) -> float:
+    """Late minus early share."""
+    return t.x2 / t.n2 - t.x1 / t.n1 if t.n1 and t.n2 else float("nan")
 
 
 def _halves(hit: np.ndarray, base: np.ndarray, early: np.ndarray, late: np.ndarray) -> TwoProportions:
@@ -238,11 +292,15 @@ def _table_test(first: np.ndarray, second: np.ndarray, models: list[str], p0: fl
         return TableTest(np.nan, max(len(table) - 1, 0), np.nan, p0, rows, f"Too little variation to test {what}.")
     chi2, p, df, _ = chi2_contingency(table, correction=False)
     flagged = [r for r in rows if r.p_holm < alpha]
-    worst = max(flagged, key=lambda r: abs(r.test.share - p0), default=None)
+    worst = max(flagged or rows, key=lambda r: abs(r.test.share - p0), default=None)
+    effect = worst.test.share - p0 if worst else float("nan")
+    detected = bool(p < alpha or flagged)
+    practical = any(abs(r.test.share - p0) >= PRACTICAL_SHARE for r in flagged)
     verdict = (f"χ² = {chi2:.1f} on {df} df ({p_text(p)}); {len(flagged)} of {len(rows)} models differ after Holm"
-               + (f", most of all {worst.model} ({worst.test.share:.0%} {first_name} vs {p0:.0%} expected)" if worst else "")
-               + (f": {what}." if p < alpha or flagged else f": no evidence of {what}."))
-    return TableTest(float(chi2), int(df), float(p), p0, rows, verdict)
+               + (f", most of all {worst.model} ({worst.test.share:.1%} {first_name} vs {p0:.1%} expected, "
+                  f"{points(effect)})" if flagged else "")
+               + ": " + conclusion(detected, practical, f"{what}.", f"no evidence of {what}."))
+    return TableTest(float(chi2), int(df), float(p), p0, rows, verdict, effect, detected, practical)
 
 
 def _model_position(a, b, models, alpha) -> TableTest:
@@ -291,9 +349,12 @@ def _length(used, win, alpha) -> LengthTest | Unavailable:
     slope = ("no logistic fit (" + fit.flag.replace("_", " ") + ")" if fit.flag else
              f"logistic slope on the relative length difference β = {fit.beta[1]:.2f} ({p_text(fit.p[1])})")
     flagged = (np.isfinite(test.p_value) and test.p_value < alpha) or (not fit.flag and fit.p[1] < alpha)
-    verdict = (f"The longer answer is chosen {test.share:.0%} of the time ({test.k} of {test.n}, "
-               f"{p_text(test.p_value)}); {slope}: " + ("a length bias." if flagged else "no evidence of a length bias."))
-    return LengthTest(test, fit, verdict)
+    effect = test.share - 0.5 if test.n else float("nan")
+    detected, practical = judged(effect, flagged)
+    verdict = (f"The longer answer is chosen {test.share:.1%} of the time ({test.k} of {test.n}, {points(effect)} "
+               f"from 50%, {p_text(test.p_value)}); {slope}: "
+               + conclusion(detected, practical, "a length bias.", "no evidence of a length bias."))
+    return LengthTest(test, fit, verdict, effect, detected, practical)
 
 
 def _pairing(a, b, k, alpha) -> PairingTest:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.bias import (BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest, PositionTest,
-                       TableTest, TwoProportions, Unavailable)
-from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
+from core.bias import (PRACTICAL_SHARE, BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest,
+                       PositionTest, TableTest, TwoProportions, Unavailable)
+from core.formats import dumps, markdown_table, markdown_text, p_value, undefined_as_null
 from core.formats import number as _number
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
@@ -43,7 +43,19 @@ def _two(t: TwoProportions | None) -> dict[str, Any] | None:
             "chi2": t.chi2, "fisher_p": t.fisher_p}
 
 
+def _judged(test) -> dict[str, Any]:
+    """Effect size next to the p-value: ``effect`` on the share scale, ``detected`` (p < alpha) and
+    ``practical`` (detected and |effect| ≥ ``practical_threshold``)."""
+    return {"effect": test.effect, "detected": test.detected, "practical": test.practical,
+            "practical_threshold": PRACTICAL_SHARE}
+
+
 def _block(test) -> dict[str, Any]:
+    return _block_fields(test) | (_judged(test) if isinstance(test, (PositionTest, OrderTest, TableTest, LengthTest))
+                                  else {})
+
+
+def _block_fields(test) -> dict[str, Any]:
     if isinstance(test, Unavailable):
         return {"available": False, "reason": test.reason}
     if isinstance(test, PositionTest):
@@ -52,7 +64,7 @@ def _block(test) -> dict[str, Any]:
                 "ipw_z": test.ipw_z, "ipw_p_value": test.ipw_p_value}
     if isinstance(test, OrderTest):
         return {"n_annotators": test.n_annotators, "decisive": _two(test.decisive), "accuracy": _two(test.accuracy),
-                "accuracy_source": test.accuracy_source, "verdict": test.verdict}
+                "accuracy_source": test.accuracy_source, "ordered_by": test.ordered_by, "verdict": test.verdict}
     if isinstance(test, TableTest):
         return {"chi2": test.chi2, "df": test.df, "p_value": test.p_value, "p0": test.p0, "verdict": test.verdict,
                 "per_model": [{"model": r.model, **_binomial(r.test), "p_holm": r.p_holm,
@@ -105,7 +117,8 @@ def to_markdown(report: BiasReport) -> str:
                       markdown_table(["Model", first, "N", "Share", "95% CI", "p", "p (Holm)"],
                                      [[markdown_text(r.model), r.test.k, r.test.n, number(r.test.share, 2),
                                        f"{number(r.test.ci_low, 2)}-{number(r.test.ci_high, 2)}",
-                                       _p(r.test.p_value), _p(r.p_holm)] for r in test.per_model], "lrrrlrr")]
+                                       p_value(r.test.p_value), p_value(r.p_holm)] for r in test.per_model],
+                                     "lrrrlrr")]
     c = report.corrections
     if isinstance(c, Corrections):
         lines += ["", "## Raw vs corrected", "",
@@ -120,6 +133,3 @@ def number(value: float, digits: int) -> str:
     """A test statistic to ``digits``; "–" where the test could not compute it (the verdict says why)."""
     return _number(undefined_as_null(value), digits)
 
-
-def _p(p: float) -> str:
-    return "–" if p != p else ("<0.001" if p < 0.001 else f"{p:.3f}")

@@ -10,6 +10,7 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import binomtest, chisquare, fisher_exact, norm
 
+from core.formats import p_text  # noqa: F401 — re-exported: the wording of p-values lives in core.formats
 from core.intervals import kish_n_eff, wilson
 
 
@@ -147,7 +148,3 @@ def pairing_test(counts, alpha: float = 0.05) -> PairingTest:
                f"({(counts == 0).sum()} never shown; χ² = {res.statistic:.1f}, {p_text(p)}): "
                + ("pairs are not shown uniformly (a pairing bias)." if p < alpha else "consistent with uniform pairing."))
     return PairingTest(float(res.statistic), len(counts) - 1, p, len(counts), zero, low, high, verdict)
-
-
-def p_text(p: float) -> str:
-    return "p undefined" if not np.isfinite(p) else "p < 0.001" if p < 0.001 else f"p = {p:.3f}"

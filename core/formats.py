@@ -248,3 +248,29 @@ def number(value: float | None, digits: int, sign: bool = False) -> str:
     if not math.isfinite(value):
         _refuse(value, "a formatted number")
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+P_FLOOR = 1e-16  # double precision cannot tell a p-value below this from 0: it reads "< 1e-16", never "0"
+
+
+def p_value(p: Any) -> str:
+    """A p-value as a table cell: "0.031", "2.3e-05" below 0.001, "< 1e-16" at the floor, "–" if undefined."""
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return "–"
+    if not math.isfinite(p):
+        return "–"
+    if p < P_FLOOR:
+        return "< 1e-16"
+    return f"{p:.1e}" if p < 0.001 else f"{p:.3f}"
+
+
+def p_text(p: Any) -> str:
+    """A p-value in a sentence: "p = 0.031", "p = 2.3e-05", "p < 1e-16" or "p undefined"; the one
+    wording of p-values in every text, table and figure the product shows."""
+    cell = p_value(p)
+    if cell == "–":
+        return "p undefined"
+    return f"p {cell}" if cell.startswith("<") else f"p = {cell}"
+

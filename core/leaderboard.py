@@ -6,12 +6,13 @@ over the model's own tasks), a paired and an unpaired CI for the difference of e
 scored by both), rank intervals and P(rank 1) (tasks scored by all, one shared draw) and the Friedman
 / Nemenyi analysis (:mod:`core.friedman`).
 
-Speed comes from the protocol itself: a draw ``default_rng(seed).integers(0, n, (B, n))`` depends on
-the shape of the task set only (stratum sizes when stratified), so every quantity whose task set has
-that shape (every complete model, every complete pair, the rank bootstrap) is served by one draw and
-one ``counts @ columns`` product; a paired replicate is the difference of the two models' replicate
-means under that draw, which is mean(d[I_b]) exactly in exact arithmetic. Models and pairs with
-missing tasks are the same protocol on their own (smaller) task sets: one draw per distinct shape.
+Speed comes from sharing draws (:mod:`core.subset_draws`): every quantity on the full task set (every
+complete model, every complete pair) takes the one literal draw ``default_rng(seed).integers(0, n,
+(B, n))`` and one ``counts @ columns`` product; a paired replicate is the difference of the two
+models' replicate means under that draw, which is mean(d[I_b]) exactly in exact arithmetic. Task sets
+of at least half the tasks (a model or pair with a few missing cells, the tasks scored by all) derive
+their draws from the full one, i.i.d. uniform on the set like the literal protocol; smaller sets, and
+every set when stratified, get the literal draw on their own shape.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from core.bootstrap import percentile_interval
 from core.choices import RANK_BY
 from core.evidence import check_intervals, rank_ranges_with_evidence
 from core.friedman import FriedmanResult, friedman
-from core.task_bootstrap import EPS, RankCI, SubsetDraws, rank_summary, task_wins
+from core.subset_draws import SubsetDraws
+from core.task_bootstrap import EPS, RankCI, rank_summary, task_wins
 
 __all__ = ["RANK_BY", "Leaderboard", "LeaderboardError", "LeaderboardRow", "LeaderboardSettings", "PairwiseRow",
            "ScoreMatrix", "aggregate", "bootstrap_intervals", "pivot", "point_estimates", "rank_one_probability",
@@ -349,7 +351,7 @@ def bootstrap_intervals(matrix: ScoreMatrix, settings: LeaderboardSettings, orde
     engine = SubsetDraws(values, matrix.weights, matrix.strata if settings.stratified else None,
                          settings.replicates, settings.seed)
     full = engine.subset(np.ones(t, dtype=bool)) if t else None
-    mean_req = {i: engine.need(full if complete[i] else engine.subset(present[i]), i)
+    mean_req = {i: engine.need(full if complete[i] else engine.subset(present[i], rows=(i,)), i)
                 for i in range(m) if means and present[i].any()}
     pos = np.asarray(order)
     ia, ib = np.triu_indices(m, 1) if pairs else (np.empty(0, int), np.empty(0, int))
@@ -358,7 +360,8 @@ def bootstrap_intervals(matrix: ScoreMatrix, settings: LeaderboardSettings, orde
     pair_req = {}
     for p, (a, b) in enumerate(zip(ia, ib)):
         if pair_n[p]:
-            sid = full if complete[a] and complete[b] else engine.subset(present[a] & present[b])
+            parts = tuple(int(r) for r in (a, b) if not complete[r])  # the rows whose gaps shape the subset
+            sid = engine.subset(present[a] & present[b], rows=parts) if parts else full
             pair_req[p] = (engine.need(sid, a), engine.need(sid, b), engine.need(sid, b, 1))
     common = present.all(axis=0)
     rank_req = []
@@ -370,9 +373,9 @@ def bootstrap_intervals(matrix: ScoreMatrix, settings: LeaderboardSettings, orde
     rank_ci = None
     means_at, pairs_at = {}, {}
     for i, r in mean_req.items():
-        means_at.setdefault(engine.shape[r[0]], []).append(i)
+        means_at.setdefault(engine.group(r[0]), []).append(i)
     for p, r in pair_req.items():
-        pairs_at.setdefault(engine.shape[r[0][0]], []).append(p)
+        pairs_at.setdefault(engine.group(r[0][0]), []).append(p)
     for shape, out in engine.run():
         done = means_at.get(shape, [])
         mean_lo[done], mean_hi[done] = _ci([out[mean_req[i]] for i in done], settings.alpha)

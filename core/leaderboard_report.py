@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from core.formats import csv_table, dumps, markdown_table, markdown_text, number
+from core.formats import csv_table, dumps, markdown_table, markdown_text, number, p_text
 from core.leaderboard import Leaderboard
+from core.nemenyi import nemenyi_sentence
 from core.short_names import short_names
 
 ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table (kept distinct)
@@ -139,14 +140,14 @@ def _reasons(board: Leaderboard) -> str:
 
 def friedman_sentences(f) -> list[str]:
     """The Friedman / Iman–Davenport verdict and, only after a rejection (Demšar 2006), Nemenyi's
-    pairs; markdown-safe. Shared by the CLI markdown and the Leaderboard page."""
+    summary (:func:`core.nemenyi.nemenyi_sentence`); markdown-safe. Shared by the CLI markdown and the
+    Leaderboard page."""
     verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
     if f.chi2 != f.chi2:
         return [f"Friedman test (N = {f.n_tasks} tasks, k = {f.k}): {markdown_text(f.note)}."]
-    iman = (f"Iman–Davenport F = {f.ff:.3f}, p = {f.ff_p_value:.3g}" if f.ff == f.ff
+    iman = (f"Iman–Davenport F = {f.ff:.3f}, {p_text(f.ff_p_value)}" if f.ff == f.ff
             else f"Iman–Davenport F undefined ({markdown_text(f.note)})")
-    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), p = {f.p_value:.3g}; {iman}: {verdict}."]
+    out = [f"Friedman χ² = {f.chi2:.3f} (N = {f.n_tasks} tasks, k = {f.k}), {p_text(f.p_value)}; {iman}: {verdict}."]
     if f.reject:
-        pairs = ", ".join(f"{markdown_text(a)} vs {markdown_text(b)}" for a, b in f.different_pairs) or "none"
-        out.append(f"Nemenyi critical difference {f.cd:.3f} at α = {f.alpha:g}: {pairs}.")
+        out.append(nemenyi_sentence(f.mean_ranks, f.cd, f.different_pairs, f.alpha))
     return out

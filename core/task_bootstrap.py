@@ -5,12 +5,13 @@ Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`un
 ``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
 per row of ``I``. They are the reference the leaderboard's fast path is tested against.
 
-The engine (:class:`SubsetDraws`, on :func:`draw_counts`) serves many score vectors at once. A draw
-depends only on the *shape* of the task set, the stratum sizes in sorted stratum order (just ``(n,)``
-without strata), never on which tasks or scores it is applied to. So every vector whose task set has
-the same shape gets the same draw from a fresh ``default_rng(seed)``, and its replicate sums are one
-``counts @ columns`` product, where ``counts[b, i]`` is how often position ``i`` was drawn in
-replicate ``b``. That is the per-vector protocol, with the same indices, for each of them.
+The engine (:class:`core.subset_draws.SubsetDraws`, on :func:`draw_counts`) serves many score
+vectors at once. A draw depends only on the *shape* of the task set, the stratum sizes in sorted
+stratum order (just ``(n,)`` without strata), never on which tasks or scores it is applied to. So
+every vector whose task set has the same shape can share the draw of a fresh ``default_rng(seed)``,
+and its replicate sums are one ``counts @ columns`` product, where ``counts[b, i]`` is how often
+position ``i`` was drawn in replicate ``b``; large subsets of the task set are derived from the full
+set's draw instead (see that module).
 """
 
 from __future__ import annotations
@@ -368,81 +369,10 @@ def rank_bootstrap(scores, replicates: int = DEFAULT_REPLICATES, alpha: float = 
     values = scores if rank_by == "mean" else task_wins(scores).astype(np.float64)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     codes = None if strata is None else strata_codes(strata)
+    from core.subset_draws import SubsetDraws  # it builds on this module's draws
+
     draws = SubsetDraws(values, w, codes, replicates, seed)
     sid = draws.subset(keep)
     requests = [draws.need(sid, row) for row in range(len(values))]
     _, out = next(draws.run())
     return rank_summary(np.column_stack([out[r] for r in requests]), alpha)
-
-
-class SubsetDraws:
-    """Replicate means of many (task subset, value row) columns, one fresh ``default_rng(seed)`` per
-    subset shape (the leaderboard's engine).
-
-    ``values`` is (R, T); a request ``(subset, row, draw)`` asks for the (weighted) mean of
-    ``values[row]`` over the tasks of ``subset``, resampled by draw 0 (the generator's first
-    (B, n) draw: the METHODS §3 protocol on that subset) or draw 1 (its continuation: the second model
-    of an unpaired difference). All requests of one shape share that shape's counts.
-    """
-
-    def __init__(self, values: np.ndarray, weights: np.ndarray | None, strata: np.ndarray | None,
-                 replicates: int, seed: int):
-        self.values, self.w, self.strata, self.replicates, self.seed = values, weights, strata, replicates, seed
-        self.ids: dict[bytes, int] = {}  # packed task mask -> subset id
-        self.masks: list[bytes] = []  # kept packed: positions of 5,000 pair subsets would take 400 MB
-        self.shape: list[tuple[int, ...]] = []
-        self.wanted: dict[tuple[int, ...], dict[tuple[int, int, int], None]] = {}
-        self._buffer: np.ndarray | None = None
-
-    def subset(self, mask: np.ndarray) -> int:
-        """Id of the task subset ``mask`` (T,) bool, registered on first use."""
-        key = np.packbits(mask).tobytes()
-        sid = self.ids.get(key)
-        if sid is None:
-            n = int(np.count_nonzero(mask))
-            sizes = np.bincount(self.strata[mask]) if self.strata is not None and n else np.array([n])
-            sid = self.ids[key] = len(self.masks)
-            self.masks.append(key)
-            self.shape.append(tuple(int(s) for s in sizes[sizes > 0]) or (0,))
-        return sid
-
-    def positions(self, sid: int) -> np.ndarray:
-        """Task positions of subset ``sid`` in block order."""
-        mask = np.unpackbits(np.frombuffer(self.masks[sid], dtype=np.uint8), count=self.values.shape[1])
-        tasks = np.flatnonzero(mask)
-        order, _ = block_layout(None if self.strata is None else self.strata[tasks], len(tasks))
-        return tasks if order is None else tasks[order]
-
-    def need(self, sid: int, row: int, draw: int = 0) -> tuple[int, int, int]:
-        self.wanted.setdefault(self.shape[sid], {})[(sid, row, draw)] = None
-        return sid, row, draw
-
-    def run(self):
-        """Yield (shape, {request: (B,) replicate means}) shape by shape; only one shape's counts live."""
-        largest = max((sum(shape) for shape in self.wanted), default=0)
-        self._buffer = np.empty(self.replicates * largest)
-        for shape, requests in self.wanted.items():
-            rng = np.random.default_rng(self.seed)
-            positions = {sid: self.positions(sid) for sid in {r[0] for r in requests}}
-            out = {}
-            for draw in (0, 1):
-                wanted = [r for r in requests if r[2] == draw]
-                if wanted:
-                    counts = draw_counts(shape, self.replicates, rng, self._buffer)
-                    for lo in range(0, len(wanted), COLUMN_CHUNK):
-                        out.update(self._means(counts, positions, wanted[lo:lo + COLUMN_CHUNK], sum(shape)))
-            yield shape, out
-        self._buffer = None
-
-    def _means(self, counts: np.ndarray, positions: dict, requests, n: int) -> dict:
-        cols = np.column_stack([self.values[row, positions[sid]] for sid, row, _ in requests])
-        if self.w is None:
-            sums = counts @ cols / n
-            return {r: sums[:, j] for j, r in enumerate(requests)}
-        sids = sorted({sid for sid, _, _ in requests})
-        where = {s: j for j, s in enumerate(sids)}
-        dens = counts @ np.column_stack([self.w[positions[s]] for s in sids])
-        nums = counts @ (cols * np.column_stack([self.w[positions[sid]] for sid, _, _ in requests]))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return {r: np.where(dens[:, where[r[0]]] > 0, nums[:, j] / dens[:, where[r[0]]], np.nan)
-                    for j, r in enumerate(requests)}

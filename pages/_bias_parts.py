@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.bias import BiasReport, Unavailable, diagnose, length_points
+from core.bias import PRACTICAL_SHARE, BiasReport, Unavailable, diagnose, length_points, points
 from core.bias_stats import p_text
 from core.charts.bias import model_share_chart
 from core.filters import Filters
@@ -63,18 +63,27 @@ def model_shares(test, alpha: float, share_label: str, what: str, key: str) -> b
     return True
 
 
-def tile(title: str, value: str, detail: str, flagged: bool | None, help_text: str) -> None:
-    """One of the four at-a-glance tiles: headline number, p-value line, verdict badge."""
+def tile(title: str, value: str, detail: str, flagged: str | None, help_text: str) -> None:
+    """One of the four at-a-glance tiles: headline number, p-value line, verdict badge (``flagged``:
+    "practical", "small" (detected, under the practical threshold), "none" or None = not available)."""
     with st.container(border=True):
         st.markdown(f"**{title}**", help=help_text)
         st.markdown(f"### {value}")
         st.caption(detail)
         if flagged is None:
             st.badge("not available", color="gray")
-        elif flagged:
+        elif flagged == "practical":
             st.badge("bias detected", icon=":material/warning:", color="red")
+        elif flagged == "small":
+            st.badge(f"detectable but small (< {PRACTICAL_SHARE * 100:.0f} points)", icon=":material/info:",
+                     color="orange")
         else:
             st.badge("no evidence of bias", icon=":material/check:", color="green")
+
+
+def level(test) -> str:
+    """The tile's verdict from a test's detected / practical flags."""
+    return "practical" if test.practical else "small" if test.detected else "none"
 
 
 def tiles(report: BiasReport) -> list[dict]:
@@ -86,19 +95,21 @@ def tiles(report: BiasReport) -> list[dict]:
         out.append(_missing("Left answer chosen", pos))
     else:
         out.append({"title": "Left answer chosen", "value": f"{pos.test.share:.1%}",
-                    "detail": f"{pos.test.k:,} of {pos.test.n:,} decisive votes · {p_text(pos.test.p_value)}",
-                    "flagged": pos.test.p_value < a, "help_text": pos.verdict})
+                    "detail": f"{pos.test.k:,} of {pos.test.n:,} decisive votes · {points(pos.effect)} · "
+                              f"{p_text(pos.test.p_value)}",
+                    "flagged": level(pos), "help_text": pos.verdict})
     order = report.order
     if isinstance(order, Unavailable):
         out.append(_missing("Order (fatigue)", order))
     else:
         d = order.decisive
         early, late = d.x1 / d.n1 if d.n1 else math.nan, d.x2 / d.n2 if d.n2 else math.nan
-        flagged = (math.isfinite(d.p_value) and d.p_value < a) or (
-            order.accuracy is not None and math.isfinite(order.accuracy.p_value) and order.accuracy.p_value < a)
-        out.append({"title": "Order (fatigue)", "value": f"{early:.0%} → {late:.0%}",
-                    "detail": f"decisive votes early → late in a session · {p_text(d.p_value)}",
-                    "flagged": flagged, "help_text": order.verdict})
+        by_file = order.ordered_by == "file order"
+        out.append({"title": "Order (fatigue)" + (" — by file order" if by_file else ""),
+                    "value": f"{early:.0%} → {late:.0%}",
+                    "detail": (f"decisive votes early → late in a session · {p_text(d.p_value)}"
+                               + (" · no timestamps: sessions follow the rows of the file" if by_file else "")),
+                    "flagged": level(order), "help_text": order.verdict})
     for title, test in (("Model shown on the left", report.model_position),
                         ("Model shown early", report.time_exposure)):
         if isinstance(test, Unavailable) or not math.isfinite(test.chi2):
@@ -108,7 +119,7 @@ def tiles(report: BiasReport) -> list[dict]:
         out.append({"title": title, "value": f"χ² = {test.chi2:,.1f}",
                     "detail": f"{test.df} df · {p_text(test.p_value)} · {n_flagged} of {len(test.per_model)} "
                               f"models flagged (Holm)",
-                    "flagged": test.p_value < a or n_flagged > 0, "help_text": test.verdict})
+                    "flagged": level(test), "help_text": test.verdict})
     return out
 
 

@@ -12,7 +12,7 @@ from core.evalset.audit import Audit
 from core.evalset.demo_pool import demo_pool
 from core.evalset.pipeline import Build, finish
 from core.evalset.pool import read_pool
-from core.evalset.results import drops, eval_set, to_csv
+from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
 from pages._shared import plain
 
@@ -118,12 +118,8 @@ def show_audit(state: Build) -> None:
     counts = {c: st.column_config.NumberColumn(c, format="localized") for c in ("in", "out", "model calls",
                                                                                 "failed calls")}
     st.dataframe(table, hide_index=True, key="evs_audit_table", column_config=counts)
-    checks = audit.checks
-    failed = {k: v for k, v in checks.items() if v != "passed"}
-    if failed:
-        st.error("Automatic checks failed: " + "; ".join(f"{plain(k)}: {plain(', '.join(v))}" for k, v in failed.items()))
-    else:
-        st.success(f"Automatic checks passed: {', '.join(k.replace('_', ' ') for k in checks)}.")
+    passed, sentence = check_sentence(audit.checks)
+    (st.success if passed else st.error)(plain(sentence))
     dropped = drops(state)
     with st.expander(f"Dropped queries ({len(dropped):,}), each with its reason"):
         st.dataframe(dropped, hide_index=True, key="evs_drops_table")

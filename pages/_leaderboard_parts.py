@@ -106,6 +106,15 @@ def pair_table(board: Leaderboard) -> pd.DataFrame:
                                        "No interval because"])
 
 
+def per_task_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Tasks as rows and models as columns (a table of 12,000 tasks scrolls; 12,000 columns do not),
+    numbers left as numbers: the page formats them with column_config, never with a pandas Styler,
+    which Streamlit refuses beyond 262,144 cells."""
+    table = scores.T.reset_index()
+    table.columns = ["Task", *map(str, scores.index)]
+    return table
+
+
 def weights_editor(dataset_id: int, metric: str | None, categories: pd.Series, weights: pd.Series
                    ) -> tuple[tuple[str, float], ...] | None:
     """An editable task × weight table (defaults: the data's weights, 1 without a weight column); returns

@@ -5,6 +5,7 @@ import streamlit as st
 
 from core.charts.bias import length_curve
 from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scatter
+from core.formats import p_text
 from core.store import default_db_path
 from pages._bias_parts import (CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles,
                                verdict)
@@ -51,7 +52,7 @@ if position.open:
     with position:
         if verdict(report.position):
             st.caption(f"Under inverse-propensity weights the left share is {report.position.ipw_share:.1%} "
-                       f"(effective n {report.position.ipw_n_eff:,.0f}, p = {report.position.ipw_p_value:.3g}).")
+                       f"(effective n {report.position.ipw_n_eff:,.0f}, {p_text(report.position.ipw_p_value)}).")
         model_shares(report.model_position, alpha, "on the left", "Per-model positions", "bias_left_chart")
 if exposure.open:
     with exposure:

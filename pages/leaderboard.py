@@ -19,6 +19,7 @@ from pages._leaderboard_parts import (
     one_metric_per_task,
     pair_frame,
     pair_table,
+    per_task_table,
     weights_editor,
 )
 from core.filters import apply as apply_filters
@@ -123,4 +124,6 @@ else:
             st.plotly_chart(critical_difference_figure(f.mean_ranks, f.cd), key="board_cd")
 
 with st.expander("Per-task scores"):
-    st.dataframe(scores.style.format("{:.3f}", na_rep="–"), key="board_pivot")
+    st.caption("One row per task, one column per model; an empty cell is a task the model was not scored on.")
+    st.dataframe(per_task_table(scores), hide_index=True, key="board_pivot",
+                 column_config={str(m): st.column_config.NumberColumn(format="%.3f") for m in scores.index})

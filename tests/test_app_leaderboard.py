@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from core.demo import ensure_samples
 from core.io import load
 from core.store import Store
+from tests.conftest import shared_file
 from tests.test_app_data import _RouterPagesManager, texts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -163,8 +164,8 @@ def test_uploaded_long_csv_with_odd_model_names(app, db_path):
     shown = table(at)
     assert list(shown["Model"]) == ["a|b", "<i>c</i>"]
     assert shown.iloc[0]["Mean"] == "0.80"
-    pivot = frames(at)[2]
-    assert list(pivot.index) == ["<i>c</i>", "a|b"]
+    pivot = frames(at)[2]  # tasks as rows, one column per model (names kept verbatim)
+    assert list(pivot.columns) == ["Task", "<i>c</i>", "a|b"] and list(pivot["Task"]) == ["t1", "t2", "t3"]
 
 
 def test_several_metrics_per_task_are_chosen_one_at_a_time(app, db_path):
@@ -190,3 +191,19 @@ def test_one_task_shows_no_interval_and_why(app, db_path):
     assert any("no interval" in t for t in texts(at.main.info))
     pairs = frames(at)[1]
     assert set(pairs["Verdict"]) == {"no evidence"} and at.metric[0].value == "0 of 3"
+
+
+def test_mmlu_pro_renders_without_a_styler(app, db_path):
+    # 29 models × 12,032 tasks, 349k pivot cells: past the 262,144 cells Streamlit lets a pandas Styler
+    # render, so the per-task table must reach the page as plain numbers.
+    path = shared_file("mmlu_pro_per_question/correct_matrix_wide.csv")
+    with Store(db_path) as store:
+        dataset = store.ingest(load(path), name="mmlu_pro").dataset.id
+    app.session_state["active_dataset"] = dataset
+    app.session_state["board_bootstrap"] = 1000
+    at = run(app)
+    shown = table(at)
+    assert len(shown) == 29 and shown.iloc[0]["Model"] == "gemini-1.5-pro-002"
+    pivot_table = frames(at)[-1]
+    assert pivot_table.shape == (12_032, 30) and list(pivot_table.columns)[0] == "Task"
+    assert pivot_table.drop(columns="Task").dtypes.map(lambda d: d.kind == "f").all()

@@ -19,6 +19,8 @@ from core.io import load
 from core.leaderboard import (Leaderboard, LeaderboardError, LeaderboardSettings, aggregate, pivot,
                               rank_one_probability)
 from core.samples.evalruns import evalruns_demo
+from core.bootstrap import percentile_interval
+from core.subset_draws import derived_reference
 from core.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
 from tests.conftest import shared_file
 
@@ -111,32 +113,68 @@ def random_runs(seed: int, n_models: int = 5, n_tasks: int = 40, missing: float 
     return runs.dropna(subset=["score"]), scores, np.array(categories), w
 
 
+def derived_ci(x, y, mask, replicates, seed, w, draw_y=0):
+    """Percentile CI of the derived draw (core.subset_draws): mean(x) − mean(y) over ``mask``, y from
+    ``draw_y``; y None = the mean of x alone."""
+    first = derived_reference(np.nan_to_num(x), mask, replicates, seed, 0, w)
+    samples = first if y is None else first - derived_reference(np.nan_to_num(y), mask, replicates, seed, draw_y, w)
+    lo, hi = percentile_interval(samples, 0.05)
+    return float(lo), float(hi)
+
+
 @pytest.mark.parametrize("stratified", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_fast_path_equals_literal_protocol(stratified, weighted):
-    # Complete models share one draw (counts @ x), others get their own; both must equal the per-model
-    # and per-pair protocols (fresh default_rng(seed) each) of core.task_bootstrap.
+def test_fast_path_equals_its_protocols(stratified, weighted):
+    # Stratified, every task set gets the literal per-model / per-pair protocol of core.task_bootstrap
+    # (fresh default_rng(seed) each). Unstratified, complete models use the literal draw on all tasks,
+    # and the task sets of at least half the tasks the draw derived from it (core.subset_draws), each
+    # checked against its slow, obvious form.
     runs, scores, categories, w = random_runs(1, weights=weighted)
     opts = LeaderboardSettings(replicates=300, seed=7, stratified=stratified)
     board = aggregate(runs, opts)
     strata = categories if stratified else None
+    present = ~np.isnan(scores)
+    derived = 0
     for i, row in enumerate(by_model(board)[f"m{i}"] for i in range(len(scores))):
         mean, lo, hi = bootstrap_mean_ci(scores[i], 300, 0.05, 7, w, strata)
+        if not stratified and not present[i].all():
+            lo, hi = derived_ci(scores[i], None, present[i], 300, 7, w)
+            derived += 1
         assert_allclose((row.mean_score, row.mean_ci_lo, row.mean_ci_hi), (mean, lo, hi), atol=ATOL_FAST, rtol=0)
         assert row.tasks_missing == int(np.isnan(scores[i]).sum())
     for p in board.pairwise:
         a, b = int(p.model_a[1:]), int(p.model_b[1:])
         paired = paired_ci(scores[a], scores[b], 300, 0.05, 7, w, strata)
         unpaired = unpaired_ci(scores[a], scores[b], 300, 0.05, 7, w, strata)
-        assert_allclose((p.diff, p.ci_lo, p.ci_hi), tuple(paired)[:3], atol=ATOL_FAST, rtol=0)
-        assert_allclose((p.unpaired_ci_lo, p.unpaired_ci_hi), (unpaired.lo, unpaired.hi), atol=ATOL_FAST, rtol=0)
-        assert p.significant == paired.significant and p.n_tasks == paired.n
+        expected, expected_unpaired = tuple(paired)[:3], (unpaired.lo, unpaired.hi)
+        both = present[a] & present[b]
+        if not stratified and not both.all():
+            expected = (paired.diff, *derived_ci(scores[a], scores[b], both, 300, 7, w))
+            expected_unpaired = derived_ci(scores[a], scores[b], both, 300, 7, w, draw_y=1)
+        assert_allclose((p.diff, p.ci_lo, p.ci_hi), expected, atol=ATOL_FAST, rtol=0)
+        assert_allclose((p.unpaired_ci_lo, p.unpaired_ci_hi), expected_unpaired, atol=ATOL_FAST, rtol=0)
+        assert p.significant == (expected[1] > 1e-12 or expected[2] < -1e-12) and p.n_tasks == paired.n
+    assert stratified or derived == 3  # the three models with missing cells took the derived draw
 
 
-def test_rank_intervals_equal_literal_protocol():
+def test_rank_intervals_equal_their_protocol():
+    # The tasks every model scored are at least half the tasks: their draw is derived (core.subset_draws).
     runs, scores, _, _ = random_runs(2, missing=0.05)
     board = aggregate(runs, LeaderboardSettings(replicates=300, seed=3))
     common = ~np.isnan(scores).any(axis=0)
+    assert 0.5 <= common.mean() < 1
+    ranks = tied_ranks(np.stack([derived_reference(np.nan_to_num(s), common, 300, 3) for s in scores], axis=1))
+    lo = np.quantile(ranks, 0.025, axis=0, method="lower")
+    hi = np.quantile(ranks, 0.975, axis=0, method="higher")
+    rows = by_model(board)
+    assert [(rows[f"m{i}"].rank_lo, rows[f"m{i}"].rank_hi) for i in range(len(scores))] == list(zip(lo, hi))
+
+
+def test_rank_intervals_on_few_common_tasks_are_the_literal_protocol():
+    runs, scores, _, _ = random_runs(2, missing=0.3)
+    board = aggregate(runs, LeaderboardSettings(replicates=300, seed=3))
+    common = ~np.isnan(scores).any(axis=0)
+    assert 0 < common.mean() < 0.5
     index = np.random.default_rng(3).integers(0, common.sum(), size=(300, common.sum()))
     ranks = tied_ranks(np.stack([s[common][index].mean(axis=1) for s in scores], axis=1))
     lo = np.quantile(ranks, 0.025, axis=0, method="lower")

@@ -14,7 +14,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from core import task_bootstrap as tb
 from core.bootstrap import rank_interval, ranks_of
-from core.task_bootstrap import (SubsetDraws, TaskBootstrapError, block_layout, bootstrap_indices, bootstrap_mean_ci,
+from core.subset_draws import SubsetDraws
+from core.task_bootstrap import (TaskBootstrapError, block_layout, bootstrap_indices, bootstrap_mean_ci,
                                  draw_counts, paired_ci, poisson_mean_ci, rank_bootstrap, rank_summary,
                                  stratified_indices, strata_codes, task_wins, tied_ranks, unpaired_ci)
 

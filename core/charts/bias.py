@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from core.bias import relative_length
 from core.bias_stats import Logit
-from core.charts._common import labels, unavailable
+from core.charts._common import category_ticks, hover_note, labels, unavailable
+from core.formats import p_text
 from core.intervals import wilson_array
 
 FLAGGED, NORMAL, EXPECTED = "#d62728", "#1f77b4", "#7f7f7f"
@@ -33,13 +34,14 @@ def model_share_chart(per_model, p0: float, alpha: float, share_label: str, titl
         x=names, y=share, marker_color=[FLAGGED if r.p_holm < alpha else NORMAL for r in rows],
         error_y={"type": "data", "symmetric": False, "array": hi - share, "arrayminus": share - lo,
                  "color": "#444", "thickness": 1.2, "width": 3},
-        customdata=[[r.test.k, r.test.n, r.test.ci_low, r.test.ci_high, r.p_holm] for r in rows],
+        customdata=[[r.test.k, r.test.n, r.test.ci_low, r.test.ci_high, p_text(r.p_holm)] for r in rows],
         hovertemplate=(f"%{{x}}<br>{share_label}: %{{y:.3f}} (%{{customdata[0]:,}} of %{{customdata[1]:,}})"
-                       "<br>CI %{customdata[2]:.3f}–%{customdata[3]:.3f}<br>Holm p = %{customdata[4]:.3g}"
+                       "<br>CI %{customdata[2]:.3f}–%{customdata[3]:.3f}<br>Holm %{customdata[4]}"
                        "<extra></extra>"), showlegend=False))
     fig.add_hline(y=p0, line={"color": EXPECTED, "dash": "dash", "width": 1.5},
                   annotation_text=f"expected {p0:.3f}", annotation_position="top right")
-    fig.update_xaxes(title="model", type="category", categoryorder="array", categoryarray=names)
+    fig.update_xaxes(title=hover_note("model", len(names)), type="category", categoryorder="array",
+                     categoryarray=names, **category_ticks(len(names)))
     fig.update_yaxes(title=f"share of appearances {share_label}", range=[0, 1], showgrid=True, gridcolor="#eee")
     fig.update_layout(title=title, height=420, plot_bgcolor="white", margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig

@@ -14,11 +14,15 @@ import plotly.graph_objects as go
 from core.charts._common import (
     DIVERGING,
     cell_text,
+    cell_text_args,
+    category_ticks,
     finite,
     heatmap_layout,
+    hover_note,
     labels,
     matrix,
     none_if_nan,
+    row_height,
     symmetric_limit,
 )
 
@@ -39,9 +43,10 @@ def leaderboard_bars(rows: pd.DataFrame, title: str = "Mean score") -> go.Figure
         customdata=[[a, b] for a, b in zip(lo, hi)],
         hovertemplate="%{y}: %{x:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<extra></extra>"))
     fig.update_xaxes(title="mean score", showgrid=True, gridcolor="#eee")
-    fig.update_yaxes(title="model", type="category", categoryorder="array", categoryarray=names,
-                     autorange="reversed")
-    fig.update_layout(title=title, height=max(300, 140 + 32 * len(names)), showlegend=False, plot_bgcolor="white",
+    fig.update_yaxes(title=hover_note("model", len(names)), type="category", categoryorder="array",
+                     categoryarray=names, autorange="reversed", **category_ticks(len(names)))
+    fig.update_layout(title=title, height=max(300, 140 + min(32, row_height(len(names))) * len(names)),
+                      showlegend=False, plot_bgcolor="white",
                       margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig
 
@@ -51,7 +56,7 @@ def category_heatmap(means: pd.DataFrame, title: str = "Mean score by category")
     z = matrix(means)
     rows, cols = labels(means.index), labels(means.columns)
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, text=cell_text(z, lambda v: f"{v:.2f}"), texttemplate="%{text}",
+        z=z, x=cols, y=rows, **cell_text_args(z, lambda v: f"{v:.2f}"),
         colorscale="Viridis", colorbar={"title": {"text": "mean score"}},
         hovertemplate="%{y} · %{x}: %{z:.3f}<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
     return heatmap_layout(fig, title, "category", "model", len(rows), len(cols))
@@ -76,11 +81,14 @@ def pairwise_matrix(pairs: pd.DataFrame, models: list[str], title: str = "Pairwi
     text = [[t + ("*" if sig[i][j] and t else "") for j, t in enumerate(row)] for i, row in enumerate(text)]
     names = labels(models)
     lim = symmetric_limit(z)
+    shown = {"text": text, "texttemplate": "%{text}"} if cell_text_args(z, str) else {}  # hover-only past the limit
+    verdict = [[" (significant)" if flag else "" for flag in row] for row in sig]
     fig = go.Figure(go.Heatmap(
-        z=z, x=names, y=names, text=text, texttemplate="%{text}", colorscale=DIVERGING, zmin=-lim, zmax=lim,
+        z=z, x=names, y=names, **shown, customdata=verdict, colorscale=DIVERGING, zmin=-lim, zmax=lim,
         zmid=0.0, colorbar={"title": {"text": "row − column"}},
-        hovertemplate="%{y} − %{x}: %{z:+.3f}<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
+        hovertemplate="%{y} − %{x}: %{z:+.3f}%{customdata}<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
     heatmap_layout(fig, title, "model (column)", "model (row)", k, k)
-    fig.add_annotation(text="* significant", xref="paper", yref="paper", x=1.0, y=1.0, xanchor="right",
+    fig.add_annotation(text="* significant" if shown else "significance: in the hover", xref="paper",
+                       yref="paper", x=1.0, y=1.0, xanchor="right",
                        yanchor="bottom", showarrow=False, font={"size": 11, "color": "#555"})
     return fig

@@ -19,12 +19,17 @@ from core.charts._common import (
     DIVERGING,
     SEQUENTIAL,
     cell_text,
+    cell_text_args,
+    category_ticks,
     finite,
     heatmap_layout,
+    hover_note,
     labels,
     matrix,
     none_if_nan,
+    row_height,
     symmetric_limit,
+    TEXT_LIMIT,
     unavailable,
 )
 
@@ -48,7 +53,7 @@ def winrate_heatmap(rates: pd.DataFrame, counts: pd.DataFrame | None = None, tit
             line.append(h)
         hover.append(line)
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, text=cell_text(z, lambda v: f"{v:.2f}"), texttemplate="%{text}",
+        z=z, x=cols, y=rows, **cell_text_args(z, lambda v: f"{v:.2f}"),
         hovertext=hover, hoverinfo="text", colorscale=DIVERGING, zmin=0.0, zmax=1.0, zmid=0.5,
         colorbar={"title": {"text": "win rate"}}, xgap=1, ygap=1, hoverongaps=False))
     return heatmap_layout(fig, title, "column model (opponent)", "row model (wins)", len(rows), len(cols))
@@ -59,8 +64,8 @@ def battle_heatmap(counts: pd.DataFrame, title: str = "Battles") -> go.Figure:
     z = matrix(counts)
     rows, cols = labels(counts.index), labels(counts.columns)
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, text=cell_text(z, lambda v: f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"),
-        texttemplate="%{text}", colorscale=SEQUENTIAL, zmin=0.0, colorbar={"title": {"text": "battles"}},
+        z=z, x=cols, y=rows, **cell_text_args(z, lambda v: f"{v:.0f}" if float(v).is_integer() else f"{v:.1f}"),
+        colorscale=SEQUENTIAL, zmin=0.0, colorbar={"title": {"text": "battles"}},
         hovertemplate="%{y} vs %{x}: %{z} battles<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
     return heatmap_layout(fig, title, "model", "model", len(rows), len(cols))
 
@@ -80,7 +85,7 @@ def rank_vs_dimension(strength: pd.DataFrame, ranks: pd.DataFrame, title: str = 
               f"<br>rank: {'–' if r[i][j] is None else _rank_text(r[i][j])}" for j in range(len(cols))]
              for i in range(len(rows))]
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, text=cell_text(r, _rank_text), texttemplate="%{text}", hovertext=hover,
+        z=z, x=cols, y=rows, **cell_text_args(r, _rank_text), hovertext=hover,
         hoverinfo="text", colorscale="Viridis", colorbar={"title": {"text": value_label}}, xgap=1, ygap=1,
         hoverongaps=False))
     return heatmap_layout(fig, title, "dimension", "model", len(rows), len(cols))
@@ -99,7 +104,8 @@ def winrate_scatter(raw: pd.Series, stratified: pd.Series, title: str = "Raw vs 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="y = x", hoverinfo="skip",
                              line={"color": "#999", "dash": "dash", "width": 1}))
-    fig.add_trace(go.Scatter(x=x, y=y, mode="markers+text", text=names, textposition="top center",
+    fig.add_trace(go.Scatter(x=x, y=y, mode="markers+text" if len(names) <= TEXT_LIMIT else "markers", text=names,
+                             textposition="top center",
                              name="models", marker={"size": 9, "color": "#1f77b4"},
                              hovertemplate="%{text}<br>raw: %{x:.3f}<br>stratified: %{y:.3f}<extra></extra>"))
     pad = 0.04 * (hi - lo)
@@ -119,7 +125,7 @@ def winrate_diff_heatmap(diff: pd.DataFrame, title: str = "Stratified minus raw 
     rows, cols = labels(diff.index), labels(diff.columns)
     lim = symmetric_limit(z)
     fig = go.Figure(go.Heatmap(
-        z=z, x=cols, y=rows, text=cell_text(z, lambda v: f"{v:+.2f}"), texttemplate="%{text}",
+        z=z, x=cols, y=rows, **cell_text_args(z, lambda v: f"{v:+.2f}"),
         colorscale=DIVERGING, zmin=-lim, zmax=lim, zmid=0.0, colorbar={"title": {"text": "difference"}},
         hovertemplate="%{y} beats %{x}: %{z:+.3f}<extra></extra>", xgap=1, ygap=1, hoverongaps=False))
     return heatmap_layout(fig, title, "column model (opponent)", "row model (wins)", len(rows), len(cols))
@@ -159,8 +165,8 @@ def share_stacked(gaps: pd.DataFrame, value_label: str, title: str = "Gap to the
                                  marker_color=colours[d],
                                  hovertemplate=f"%{{x}} · {labels([d])[0]}: %{{y:.3f}}<extra></extra>"),
                           row=row, col=col)
-        fig.update_xaxes(title="model", type="category", categoryorder="array", categoryarray=names,
-                         row=row, col=col)
+        fig.update_xaxes(title=hover_note("model", len(names)), type="category", categoryorder="array",
+                         categoryarray=names, row=row, col=col, **category_ticks(len(names)))
         if col == 1:
             fig.update_yaxes(title=value_label, row=row, col=col)
     fig.update_layout(title=title, barmode="stack", legend_title_text="dimension",
@@ -185,9 +191,10 @@ def forest_plot(rows: pd.DataFrame, value_label: str = "Elo", title: str = "Rati
         customdata=[[a, b] for a, b in zip(none_if_nan(lo), none_if_nan(hi))],
         hovertemplate="%{y}: %{x:.1f} [%{customdata[0]:.1f}, %{customdata[1]:.1f}]<extra></extra>"))
     fig.update_xaxes(title=value_label, showgrid=True, gridcolor="#eee", zeroline=False)
-    fig.update_yaxes(title="model", type="category", categoryorder="array", categoryarray=names,
-                     autorange="reversed")
-    fig.update_layout(title=title, height=max(300, 140 + 32 * len(names)), showlegend=False, plot_bgcolor="white",
+    fig.update_yaxes(title=hover_note("model", len(names)), type="category", categoryorder="array",
+                     categoryarray=names, autorange="reversed", **category_ticks(len(names)))
+    fig.update_layout(title=title, height=max(300, 140 + min(32, row_height(len(names))) * len(names)),
+                      showlegend=False, plot_bgcolor="white",
                       margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig
 
@@ -232,7 +239,8 @@ def _model_shares(fig: go.Figure, shares: pd.Series | None, row: int, col: int, 
     fig.add_trace(go.Bar(x=names, y=none_if_nan(shares.to_numpy()), marker_color="#1f77b4", showlegend=False,
                          hovertemplate="%{x}: %{y:.3f}<extra></extra>"), row=row, col=col)
     fig.add_hline(y=p0, line={"color": "#d62728", "dash": "dash", "width": 1}, row=row, col=col)
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names, row=row, col=col)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=names, row=row, col=col,
+                     showticklabels=len(names) <= TEXT_LIMIT, tickangle=-90, tickfont={"size": 10})
     fig.update_yaxes(range=[0, 1], row=row, col=col)
 
 
@@ -245,21 +253,28 @@ def bias_panel(position_share: float | None, position_ci: Sequence[float] | None
     its appearances early in a session (against ``early_share_expected``, the share of early votes); the
     share won by the longer answer with its CI against 0.5. Any argument may be None: that panel then
     says "not available"."""
+    # Model names stand rotated under the top-right panel: the gap to the bottom row grows with the
+    # longest name, and past TEXT_LIMIT models the names are hover-only (they would overlap).
+    shown = [list(map(str, s.index)) for s in (model_left_share, model_early_share) if s is not None]
+    many = max((len(names) for names in shown), default=0) > TEXT_LIMIT
+    label_px = 0 if many else int(6.5 * max((len(n) for names in shown for n in names), default=0))
+    height = 720 + label_px
     fig = make_subplots(rows=2, cols=2, subplot_titles=_BIAS_TITLES, horizontal_spacing=0.1,
-                        vertical_spacing=0.2)
+                        vertical_spacing=(110 + label_px) / height)
     _share_with_ci(fig, position_share, position_ci, "left", 1, 1)
     _model_shares(fig, model_left_share, 1, 2)
     _model_shares(fig, model_early_share, 2, 1, early_share_expected)
     _share_with_ci(fig, length_share, length_ci, "longer", 2, 2)
     fig.update_xaxes(title="", row=1, col=1)
     fig.update_yaxes(title="share of decisive votes", row=1, col=1)
-    fig.update_xaxes(title="model", row=1, col=2)
+    model_title = "model (hover for names)" if many else "model"
+    fig.update_xaxes(title=model_title, row=1, col=2)
     fig.update_yaxes(title="share shown on the left", row=1, col=2)
-    fig.update_xaxes(title="model", row=2, col=1)
+    fig.update_xaxes(title=model_title, row=2, col=1)
     fig.update_yaxes(title="share of early appearances", row=2, col=1)
     fig.update_xaxes(title="", row=2, col=2)
     fig.update_yaxes(title="share of decisive votes", row=2, col=2)
-    fig.update_layout(title=title, height=720, showlegend=False, plot_bgcolor="white",
-                      margin={"l": 20, "r": 20, "t": 90, "b": 20})
+    fig.update_layout(title=title, height=height + label_px, showlegend=False, plot_bgcolor="white",
+                      margin={"l": 20, "r": 20, "t": 90, "b": 20 + label_px})
     fig.update_yaxes(showgrid=True, gridcolor="#eee")
     return fig

@@ -7,6 +7,16 @@ import json
 from dataclasses import dataclass, field
 
 
+# What each automatic check makes sure of (passed), and what its offending ids are (failed).
+CHECK_WORDING = {
+    "duplicate_selected": ("no duplicate selected", "duplicates selected"),
+    "excluded_category_selected": ("no query from an excluded category", "queries from excluded categories"),
+    "classification_failed_selected": ("no query whose classification failed",
+                                       "queries whose classification failed"),
+    "invalid_status_selected": ("no query with an invalid status", "queries with an invalid status"),
+}
+
+
 @dataclass
 class StageRecord:
     stage: str
@@ -60,7 +70,8 @@ class Audit:
         if self.checks:
             lines += ["", "## Automatic checks", ""]
             for k, v in self.checks.items():
-                lines.append(f"- {k}: {_md(v)}")
+                good, bad = CHECK_WORDING.get(k, (k, k))
+                lines.append(f"- {good}: passed" if v == "passed" else f"- {bad}: {_md(v)}")
         return "\n".join(lines) + "\n"
 
 

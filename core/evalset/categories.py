@@ -8,8 +8,8 @@ longest such name). Anything else is unmatched (the query goes to ``Other``).
 Without a model, categories come from the pool's own ``category`` column when it has one; categories
 given by the user are assigned by keyword (the category name, one of its words of ≥ 4 letters, or two
 adjacent Chinese characters of it, appearing in the query; else ``Other``); otherwise they are
-discovered by spherical k-means on the embeddings (``OFFLINE_CATEGORIES`` clusters) and named by
-their most distinctive words.
+discovered by spherical k-means on the embeddings (``OFFLINE_CATEGORIES`` clusters), named by
+their most distinctive words (c-TF-IDF, stop words left out) and shown with a typical query.
 """
 
 from __future__ import annotations
@@ -95,28 +95,61 @@ def assign_by_keywords(texts: list[str], categories: list[str]) -> list[str]:
     return out
 
 
+# Words of four letters or more that say nothing about a query's topic (question words, auxiliaries,
+# quantifiers, request verbs): left out of cluster names, which would otherwise read "best / always / does".
+STOP_WORDS = frozenset("""
+about above after again against also always another anything been before being below best better between
+both came cannot come could does doing done down during each else even every ever from give gives good have
+having here into just keep know like made make many more most much must need needs never only other over
+please same should show some such take tell than that their them then there these they thing things this
+those through under until very want well were what when where which while will with within without would
+your yours really maybe something someone using used uses within explain describe write create list help
+tips ways best simple easy different possible example examples question answer
+""".split())
+
+
 def cluster_names(texts: list[str], labels: np.ndarray, n_words: int = 3) -> dict[int, str]:
-    """A name per cluster: its words most over-represented against the whole set (ties by frequency)."""
-    overall = Counter()
+    """A name per cluster from its most distinctive words by class-based TF-IDF (c-TF-IDF, as in
+    BERTopic): a word's frequency in the cluster × log(1 + average cluster size in words / the word's
+    frequency over all clusters), stop words left out; ties by frequency, then alphabetically."""
     per: dict[int, Counter] = {}
     for text, label in zip(texts, labels.tolist()):
-        words = set(_words(text))
-        overall.update(words)
-        per.setdefault(label, Counter()).update(words)
-    total = max(1, len(texts))
-    sizes = Counter(labels.tolist())
+        per.setdefault(label, Counter()).update(w for w in _words(text) if w not in STOP_WORDS)
+    overall: Counter = Counter()
+    for counts in per.values():
+        overall.update(counts)
+    average = sum(overall.values()) / max(1, len(per))
     names: dict[int, str] = {}
     for label, counts in per.items():
-        size = sizes[label]
-        lift = sorted(counts, key=lambda w: (-(counts[w] / size) / (overall[w] / total) * min(1.0, counts[w] / 3),
-                                             -counts[w], w))
-        names[label] = " / ".join(lift[:n_words]) or f"cluster {label + 1}"
+        total = max(1, sum(counts.values()))
+        score = {w: counts[w] / total * np.log(1 + average / overall[w]) for w in counts if counts[w] >= 2}
+        best = sorted(score, key=lambda w: (-score[w], -counts[w], w))
+        names[label] = " / ".join(best[:n_words]) or f"cluster {label + 1}"
     taken: Counter = Counter()
     for label in sorted(names):  # two clusters must not share a name
         taken[names[label]] += 1
         if taken[names[label]] > 1:
             names[label] = f"{names[label]} ({taken[names[label]]})"
     return names
+
+
+def short(text: str, width: int = 80) -> str:
+    """One line of at most ``width`` characters (an ellipsis marks a cut)."""
+    line = " ".join(str(text).split())
+    return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+
+def typical_queries(texts: list[str], embeddings: np.ndarray, categories: list[str]) -> dict[str, str]:
+    """Per category, the query nearest the centroid of its embeddings: a sample that shows what the
+    category's name stands for."""
+    emb = np.asarray(embeddings, dtype=np.float64)
+    cats = np.asarray(categories, dtype=object)
+    out = {}
+    for name in dict.fromkeys(categories):
+        rows = np.flatnonzero(cats == name)
+        centre = emb[rows].mean(axis=0)
+        out[name] = texts[int(rows[np.argmax(emb[rows] @ centre)])]
+    return out
 
 
 def discover_offline(texts: list[str], embeddings: np.ndarray, n_categories: int = OFFLINE_CATEGORIES,

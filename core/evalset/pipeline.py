@@ -269,7 +269,9 @@ def _categorise(state: Build, chat) -> None:
         labels = cats.discover_offline(texts, emb, seed=state.settings.seed)
         names = sorted(set(labels))
         method = "offline clusters"
-        source = "offline k-means clusters named by their distinctive words"
+        source = "offline k-means clusters named by their most distinctive words (stop words left out)"
+        notes += [f"{name}: e.g. “{cats.short(query)}”"
+                  for name, query in sorted(cats.typical_queries(texts, emb, labels).items())]
         if chat is not None:
             notes.append("category discovery by the model failed; offline clusters used")
     if "category" not in f:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.evalset.audit import StageRecord
+from core.evalset.audit import CHECK_WORDING, StageRecord
 from core.evalset.pipeline import Build
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
 from core.formats import csv_frame, undefined_as_null
@@ -41,6 +41,18 @@ def eval_set(state: Build) -> pd.DataFrame:
     order = np.lexsort((out["query_id"].astype(str).to_numpy(), -out["score"].to_numpy(float),
                         out["category"].astype(str).to_numpy(), -sizes.to_numpy()))
     return out.iloc[order].reset_index(drop=True)
+
+
+def check_sentence(results: dict) -> tuple[bool, str]:
+    """(all passed, one sentence): "Automatic checks passed: no duplicate selected, …" or "Automatic
+    checks failed: duplicates selected: q1, q2; …" (``results``: rule → "passed" or offending ids)."""
+    failed = {k: v for k, v in results.items() if v and v != "passed"}
+    if not failed:
+        return True, "Automatic checks passed: " + ", ".join(CHECK_WORDING.get(k, (k.replace("_", " "),))[0]
+                                                              for k in results) + "."
+    return False, "Automatic checks failed: " + "; ".join(
+        f"{CHECK_WORDING.get(k, (None, k.replace('_', ' ')))[1]}: {', '.join(map(str, v[:20]))}"
+        + (f" and {len(v) - 20:,} more" if len(v) > 20 else "") for k, v in failed.items()) + "."
 
 
 def checks(state: Build) -> dict:
