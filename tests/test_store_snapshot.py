@@ -7,7 +7,7 @@ import pytest
 
 from core.demo import ensure_samples
 from core.io import load
-from core.store import Store, snapshot
+from core.store import snapshot
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from plotly.subplots import make_subplots
 from core.charts._common import (
     DIVERGING,
     SEQUENTIAL,
-    cell_text,
     cell_text_args,
     category_ticks,
     finite,
