@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.annotators import POLICIES
-from core.io import READ_KINDS, InputError, Problem, load, load_lm_eval, parse_pairs
+from core.io import DEFAULT_MISSING, MISSING_RULES, READ_KINDS, InputError, Problem, load, load_lm_eval, \
+    parse_pairs
+from core.io.missing import apply_missing_rule
 from core.leaderboard import RANK_BY, LeaderboardSettings, aggregate
 from core.leaderboard_report import to_json as leaderboard_json
 from core.leaderboard_report import full_markdown as leaderboard_markdown
@@ -22,6 +24,11 @@ from core.ranking import CI_METHODS, SCHEMES, TIE_MODELS, RankSettings
 from core.store import DatasetNotFound, Store
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
+OUTCOME_HELP = ("the file's winner VALUE means OUTCOME: model_a, model_b, tie, 'tie (bothbad)' or drop (leave the "
+                "rows out); repeatable, e.g. --outcome a-is-better=model_a; an empty VALUE means empty cells "
+                "(--outcome =drop); '<X' and '>X' are thresholds for numbers (--outcome '>1.5=model_b')")
+MISSING_HELP = ("score-table cells without a score (empty, NA or absent): skip = not scored, each model is averaged "
+                "over its scored tasks (the default); zero = scored 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,9 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE",
                         help="read EvalBoard's COLUMN from the file's SOURCE column (repeatable), "
                              "e.g. --map winner=preference")
-    ingest.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME",
-                        help="the file's winner VALUE means OUTCOME: model_a, model_b, tie or "
-                             "'tie (bothbad)' (repeatable), e.g. --outcome a-is-better=model_a")
+    ingest.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME", help=OUTCOME_HELP)
+    ingest.add_argument("--missing", choices=MISSING_RULES, default=DEFAULT_MISSING, help=MISSING_HELP)
     ingest.add_argument("--metric", help="lm-evaluation-harness metric to read (default acc); metric name "
                         "for a wide score table")
     ingest.add_argument("--counts", metavar="FILE", help="count matrix for a win-rate matrix")
@@ -121,25 +127,29 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="SQLite file for a stored dataset (default: $EVALBOARD_DB or data/evalboard.db)")
     parser.add_argument("--kind", choices=READ_KINDS, help="what the file holds (default: detected)")
     parser.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE")
-    parser.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME")
+    parser.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME", help=OUTCOME_HELP)
+    parser.add_argument("--missing", choices=MISSING_RULES, default=DEFAULT_MISSING, help=MISSING_HELP)
 
 
 def read_input(args: argparse.Namespace) -> tuple[str, object]:
     """(kind, frame) of a file, or of a stored dataset when no such file exists."""
     path = Path(args.votes)
     if path.is_dir() or args.kind == "lm_eval":
-        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc")
+        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc", missing=args.missing)
         return loaded.kind, loaded.frame
     if path.exists():
         loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome"))
+                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), missing=args.missing)
         return loaded.kind, loaded.frame
     with Store(args.db) as store:
         try:
             info = store.dataset(args.votes)
         except DatasetNotFound:
             raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]) from None
-        return info.kind, store.load(info.id)
+        frame = store.load(info.id)
+    if info.kind == "eval_runs" and args.missing != DEFAULT_MISSING:
+        frame, _ = apply_missing_rule(frame, args.missing)  # cells left out at ingest now count 0
+    return info.kind, frame
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,10 +174,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = [Path(f) for f in args.files]
     lm_eval = args.kind == "lm_eval" or len(paths) > 1 or any(p.is_dir() for p in paths)
     if lm_eval:
-        loaded = load_lm_eval(paths, metric=args.metric or "acc")
+        loaded = load_lm_eval(paths, metric=args.metric or "acc", missing=args.missing)
     else:
         loaded = load(paths[0], kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome"), metric=args.metric, counts=args.counts)
+                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), metric=args.metric,
+                      counts=args.counts, missing=args.missing)
     with Store(args.db) as store:
         result = store.ingest(loaded, name=args.name)
     print(result.summary())
@@ -200,7 +211,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}, not a score table: "
                                                   "rank pairwise data with `evalboard rank`")])
     result = aggregate(frame, settings)
-    write_output(leaderboard_json(result) if args.format == "json" else leaderboard_markdown(result), args.output)
+    write_output(leaderboard_json(result, args.missing) if args.format == "json" else
+                 leaderboard_markdown(result, args.missing), args.output)
     return EXIT_OK
 
 
