@@ -30,7 +30,7 @@ from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_
 from core.schema import KINDS, RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
 
 __all__ = ["DEFAULT_MISSING", "MISSING_RULES", "READ_KINDS", "InputError", "Loaded", "Problem", "Proposal",
-           "content_fingerprint", "detect_kind", "load", "load_lm_eval", "open_source", "parse_pairs", "propose_mapping"]
+           "content_fingerprint", "detect_kind", "detection", "load", "load_lm_eval", "open_source", "parse_pairs", "propose_mapping"]
 
 # What ``kind=`` accepts: the stored kinds plus the two EvalRun shapes that are read differently.
 READ_KINDS = (*KINDS, "eval_runs_wide", "lm_eval")
@@ -156,6 +156,16 @@ def _refuse_unsure_guess(table: pd.DataFrame, kind: str | None, columns: Mapping
                                                  f"keyed by '{key[0]}') because {why}; but '{key[0]}' repeats on "
                                                  f"{repeats:,} rows, so the rows are not one per {key[1]}")],
                      suggestion or MAPPING_HINT)
+
+
+def detection(table: pd.DataFrame) -> tuple[str | None, Proposal | None]:
+    """(the kind detection would read a raw table as, None when unsure) and the mapping proposed then."""
+    kind = detect_kind(table)
+    try:
+        _refuse_unsure_guess(table, kind, None, "file")
+    except InputError:
+        return None, propose_mapping(table)
+    return kind, None
 
 
 def content_fingerprint(kind: str, frame: pd.DataFrame) -> str:

@@ -39,10 +39,10 @@ def apply_missing_rule(runs: pd.DataFrame, rule: str = DEFAULT_MISSING) -> tuple
         n_gaps = int(gaps.sum()) if len(gaps) else 0
         if not empty.any() and not n_gaps:
             return out, []
-        return out, [f"{int(empty.sum()) + n_gaps:,} (model, task) cells have no score (empty, NA or absent): "
-                     "read as not scored (missing=skip, the default); each model is averaged over its scored "
-                     "tasks and the leaderboard lists the tasks it misses; missing=zero (--missing zero) "
-                     "scores them 0"]
+        absent = f" and {n_gaps:,} absent (model, task) cells" if n_gaps else ""
+        return out, [f"{int(empty.sum()):,} empty or NA cells{absent} read as 'not scored' (missing=skip, the "
+                     "default): each model is averaged over its scored tasks and the leaderboard lists the tasks "
+                     "it misses; missing=zero (--missing zero) scores them 0"]
     filled = runs.copy()
     filled["score"] = filled["score"].fillna(0.0)
     per_model = pd.Series(empty, index=filled.index).groupby(filled["model_id"].astype(str), sort=True).sum()
