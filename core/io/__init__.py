@@ -165,6 +165,11 @@ def detection(table: pd.DataFrame) -> tuple[str | None, Proposal | None]:
         _refuse_unsure_guess(table, kind, None, "file")
     except InputError:
         return None, propose_mapping(table)
+    if kind == "votes":  # two of model_a/model_b/winner say "votes"; without the third the form must ask
+        names = set(map(str, table.columns))
+        mapped = names | {dst for src, dst in {**VOTE_COLUMN_ALIASES, **ARENA_ALIASES}.items() if src in names}
+        if not {"model_a", "model_b", "winner"} <= mapped:
+            return None, propose_mapping(table)
     return kind, None
 
 

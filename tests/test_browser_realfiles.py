@@ -1,0 +1,147 @@
+"""The real public files of ../shared/data uploaded through the Data page as a new user would: each
+file read as detected or through the mapping form (which starts from detection's proposal), stored,
+made active, and every analysis page for its kind opened without an exception element.
+
+Screenshots go to tests/artifacts/ (realfiles_*.png). Skipped when ../shared is absent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import SHARED_DATA, shared_file
+from tests.test_browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, expect, screenshot, sidebar_picker, \
+    streamlit_server, sync_playwright
+from tests.test_browser_pages import act, go
+
+pytestmark = pytest.mark.browser
+STORE_MS = 240_000  # storing 350k MMLU-Pro cells on a loaded 2-core machine
+VOTES_PAGES = ("Rankings", "Bias", "Annotators", "Reports")
+RUNS_PAGES = ("Leaderboard", "Reports")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory) -> Iterator:
+    if not SHARED_DATA.exists():
+        pytest.skip(f"real datasets not available: {SHARED_DATA}")
+    folder = tmp_path_factory.mktemp("realfiles")
+    with streamlit_server(folder / "evalboard.db", folder / "streamlit.log") as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(url)
+        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=WAIT_MS)
+        yield page
+        context.close()
+        browser.close()
+
+
+def choose_file(page, relative: str) -> None:
+    go(page, "Data")
+    path = shared_file(relative)
+    act(page, lambda: page.locator('input[type="file"]').first.set_input_files(path))
+    expect(page.get_by_text(path.name, exact=True).first).to_be_visible()
+
+
+def pick(page, label: str, option: str) -> None:
+    """Choose ``option`` in the selectbox whose label is ``label`` (within the mapping form)."""
+    page.get_by_role("combobox", name=label, exact=True).click()
+    act(page, lambda: page.get_by_role("option", name=option, exact=True).click())
+
+
+def store(page, stored_text: str, slug: str) -> None:
+    act(page, lambda: page.get_by_role("button", name="Validate and store", exact=True).click(), timeout_ms=STORE_MS)
+    expect(page.get_by_text(stored_text).first).to_be_visible()
+    screenshot(page, f"realfiles_{slug}_stored")
+
+
+def open_pages(page, titles: tuple[str, ...], slug: str) -> None:
+    for title in titles:
+        act(page, lambda: page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click(),
+            timeout_ms=STORE_MS)
+        expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        screenshot(page, f"realfiles_{slug}_{title.lower()}")
+
+
+def test_alpaca_eval_2_preferences_through_the_proposal(session):
+    page = session
+    choose_file(page, "alpaca_eval_annotations/preferences.csv")
+    expect(page.get_by_text("Detection is unsure")).to_be_visible()
+    screenshot(page, "realfiles_alpaca2_proposal")
+    store(page, "stored 46,680 eval runs rows as dataset 'preferences'", "alpaca2")
+    expect(sidebar_picker(page)).to_have_value(re.compile(r"^preferences · eval runs"))
+    open_pages(page, RUNS_PAGES, "alpaca2")
+
+
+def test_alpaca_eval_1_votes_with_empty_winners_dropped(session):
+    page = session
+    choose_file(page, "alpaca_eval_annotations/preferences_alpaca_eval1_gpt4_vs_text_davinci_003.csv")
+    pick(page, "'0'", "tie")
+    pick(page, "'0.0'", "tie")
+    expect(page.get_by_role("combobox", name="(empty cells)")).to_have_value("drop these rows")
+    store(page, "stored 42,604 votes rows", "alpaca1")
+    expect(page.get_by_text("61 rows dropped by the outcome mapping").first).to_be_visible()
+    open_pages(page, VOTES_PAGES, "alpaca1")
+
+
+def test_mmlu_pro_wide_with_unanswered_as_zero(session):
+    page = session
+    choose_file(page, "mmlu_pro_per_question/correct_matrix_wide.csv")
+    act(page, lambda: page.get_by_test_id("stRadio").get_by_text("score 0", exact=True).click())
+    store(page, "stored 348,928 eval runs rows", "mmlu")
+    open_pages(page, RUNS_PAGES, "mmlu")
+
+
+def test_llmfao_votes_as_detected(session):
+    page = session
+    choose_file(page, "llmfao/crowd-comparisons.csv")
+    store(page, "stored 8,931 votes rows", "llmfao")
+    expect(page.get_by_text("column 'id' read as query_id").first).to_be_visible()
+    open_pages(page, VOTES_PAGES, "llmfao")
+    expect(page.get_by_text("no item rated by two annotators")).to_have_count(0)
+
+
+def test_pandalm_one_vote_per_annotator(session):
+    page = session
+    choose_file(page, "pandalm_testset/testset-v1.json")
+    pick(page, "'0'", "tie")
+    store(page, "stored 2,997 votes rows", "pandalm")
+    open_pages(page, VOTES_PAGES, "pandalm")
+
+
+def test_tulu_through_the_mapping_form(session):
+    page = session
+    choose_file(page, "tulu1_human_eval/annotations.csv")
+    store(page, "stored 1,150 votes rows", "tulu")
+    open_pages(page, VOTES_PAGES, "tulu")
+
+
+def test_pythia_wide_scores(session):
+    page = session
+    choose_file(page, "pythia_opt_bloom_lmeval/zero_shot_acc_wide.csv")
+    store(page, "stored 1,885 eval runs rows", "pythia")
+    open_pages(page, RUNS_PAGES, "pythia")
+
+
+def test_football_results_mapped_by_hand(session):
+    page = session
+    choose_file(page, "bradleyterry2_classic/football.csv")
+    pick(page, "model_a", "home")
+    pick(page, "model_b", "away")
+    pick(page, "'-1'", "model_b")
+    pick(page, "'0'", "tie")
+    store(page, "stored 1,900 votes rows", "football")
+    open_pages(page, VOTES_PAGES, "football")
+
+
+def test_benchmark_table_refused_with_a_reason(session):
+    page = session
+    choose_file(page, "alpaca_eval_benchmark_table/benchmarks.csv")
+    act(page, lambda: page.get_by_role("button", name="Validate and store", exact=True).click())
+    expect(page.get_by_text("The file was not stored.")).to_be_visible()
+    screenshot(page, "realfiles_benchmarks_refused")
