@@ -6,8 +6,9 @@
   (``winner=annotator1,annotator2,annotator3``), give one vote per column, whose annotator_id is the
   column name. Error rows are then numbered in the reshaped table: all rows of the first column, then
   all rows of the second …
-- A vote file with no query column reads ``instruction_id``, ``id`` or ``prompt`` as query_id when one
-  of them can be: an ``id`` that never repeats numbers rows, not items, and is passed over.
+- A vote file with no query column reads ``instruction_id``, ``instance_id``, ``id`` or ``prompt`` as
+  query_id when one of them can be: an ``id`` that never repeats numbers rows, not items, and a column
+  of prompt texts (line breaks, padding, long values) is no name; both are passed over.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from core.io.problems import ProblemList
 
 PAIR = "pair"
 PAIR_SEPARATORS = ("_", " vs ", "|", ";")
-QUERY_CANDIDATES = ("instruction_id", "id", "prompt")
+QUERY_CANDIDATES = ("instruction_id", "instance_id", "id", "prompt")
+MAX_QUERY_NAME = 100  # characters; longer values are texts, not identifiers
 QUERY_NAMES = ("query_id", "question_id", "prompt_id")
 
 
@@ -69,13 +71,18 @@ def reshape_votes(raw: pd.DataFrame, columns: Mapping[str, str] | None, problems
 
 
 def guess_query_column(frame: pd.DataFrame) -> str | None:
-    """The first of instruction_id, id, prompt that can name items; an id unique on every row cannot."""
+    """The first of instruction_id, instance_id, id, prompt that can name items: an id unique on every
+    row cannot, nor can texts."""
     for name in QUERY_CANDIDATES:
-        if name in frame.columns:
-            values = frame[name]
-            if name == "id" and not values.duplicated().any():
-                continue
-            return name
+        if name not in frame.columns:
+            continue
+        values = text_values(frame[name]).dropna()
+        if name == "id" and not values.duplicated().any():
+            continue
+        if values.str.len().max() > MAX_QUERY_NAME or values.str.contains(r"[\x00-\x1f\x7f]").any() \
+                or (values != values.str.strip()).any():
+            continue
+        return name
     return None
 
 
