@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import SHARED_DATA, shared_file
 from tests.test_browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, expect, screenshot, sidebar_picker, \
     streamlit_server, sync_playwright
-from tests.test_browser_pages import IDLE_JS, WATCH_JS, act, go
+from tests.test_browser_pages import IDLE_JS, act, go
 
 pytestmark = pytest.mark.browser
 STORE_MS = 240_000  # storing 350k MMLU-Pro cells on a loaded 2-core machine
@@ -64,11 +64,11 @@ def store(page, stored_text: str, slug: str) -> None:
 def open_pages(page, titles: tuple[str, ...], slug: str) -> None:
     for title in titles:
         link = page.get_by_test_id("stSidebarNav").get_by_role("link", name=title)
-        page.evaluate(WATCH_JS)
         link.click()
+        # the page's own heading first (its script has started), then the end of that run
+        expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=STORE_MS)
         page.wait_for_function(IDLE_JS, timeout=STORE_MS)
         screenshot(page, f"realfiles_{slug}_{title.lower()}")  # before the check: a failure is seen too
-        expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
         errors = page.get_by_test_id("stException")
         assert errors.count() == 0, f"{title}: {errors.all_inner_texts()}"
 
@@ -115,7 +115,9 @@ def test_llmfao_votes_as_detected(session):
     store(page, "stored 8,931 votes rows", "llmfao")
     expect(page.get_by_text("column 'id' read as query_id").first).to_be_visible()
     open_pages(page, VOTES_PAGES, "llmfao")
-    expect(page.get_by_text("no item rated by two annotators")).to_have_count(0)
+    go(page, "Annotators")  # query_id from id: the 2,139 pairs, 2,124 of them rated by several workers
+    expect(page.get_by_text("Items rated by several annotators")).to_be_visible()
+    expect(page.get_by_text("2,124", exact=True)).to_be_visible()
 
 
 def test_pandalm_one_vote_per_annotator(session):
@@ -138,6 +140,18 @@ def test_pythia_wide_scores(session):
     choose_file(page, "pythia_opt_bloom_lmeval/zero_shot_acc_wide.csv")
     store(page, "stored 1,885 eval runs rows", "pythia")
     open_pages(page, RUNS_PAGES, "pythia")
+
+
+def test_lm_eval_results_files(session):
+    page = session
+    go(page, "Data")
+    files = sorted(shared_file("pythia_opt_bloom_lmeval/original/evals").rglob("*.json"))
+    page.get_by_text("Several files").click()
+    act(page, lambda: page.locator('input[type="file"]').nth(1).set_input_files(files), timeout_ms=STORE_MS)
+    act(page, lambda: page.get_by_role("button", name="Validate and store these files").click(), timeout_ms=STORE_MS)
+    expect(page.get_by_text("stored 2,925 eval runs rows").first).to_be_visible(timeout=STORE_MS)
+    screenshot(page, "realfiles_lm_eval_stored")
+    open_pages(page, RUNS_PAGES, "lm_eval")
 
 
 def test_football_results_mapped_by_hand(session):
