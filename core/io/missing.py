@@ -73,16 +73,20 @@ def _complete_grid(runs: pd.DataFrame) -> pd.DataFrame:
     parts = [runs]
     task_columns = [c for c in ("category", "weight") if c in runs.columns]
     for metric, group in runs.groupby("metric_name", sort=False):
-        models = pd.unique(group["model_id"].astype(str))
-        tasks = group.drop_duplicates("task_id")[["task_id", *task_columns]].astype({"task_id": str})
-        have = set(zip(group["model_id"].astype(str), group["task_id"].astype(str)))
-        if len(have) == len(models) * len(tasks):
+        model_codes, models = pd.factorize(group["model_id"].astype(str))
+        task_codes, tasks = pd.factorize(group["task_id"].astype(str))
+        cells = np.zeros(len(models) * len(tasks), dtype=bool)
+        cells[model_codes * len(tasks) + task_codes] = True
+        absent = np.flatnonzero(~cells)
+        if absent.size == 0:
             continue
-        grid_models = np.repeat(models, len(tasks))
-        grid_tasks = np.tile(tasks["task_id"].to_numpy(dtype=object), len(models))
-        keep = np.fromiter(((m, t) not in have for m, t in zip(grid_models, grid_tasks)), bool, len(grid_models))
-        extra = pd.DataFrame({"model_id": grid_models[keep], "task_id": grid_tasks[keep]})
-        extra = extra.merge(tasks, on="task_id", how="left") if task_columns else extra
+        task_of = absent % len(tasks)
+        extra = pd.DataFrame({"model_id": np.asarray(models, dtype=object)[absent // len(tasks)],
+                              "task_id": np.asarray(tasks, dtype=object)[task_of]})
+        if task_columns:  # a task's category and weight, from its first row
+            first = pd.Series(np.arange(len(group))).groupby(task_codes).first().to_numpy()
+            for col in task_columns:
+                extra[col] = group[col].to_numpy()[first][task_of]
         extra["metric_name"] = metric
         extra["score"] = 0.0
         if "stderr" in runs.columns:
