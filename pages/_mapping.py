@@ -18,6 +18,8 @@ DROP_LABEL = "drop these rows"
 AS_DETECTED = "detected"
 KIND_LABELS = {AS_DETECTED: "As detected from the columns", "votes": "Votes (one A/B comparison per row)",
                "eval_runs": "EvalRuns (one score per model and task)"}
+DETECTED_AS = {"votes": "votes", "counts": "a counts table", "eval_runs": "a score table (EvalRuns, long)",
+               "eval_runs_wide": "a wide score table (EvalRuns)", "winrate_matrix": "a win-rate matrix"}
 MAX_VALUE_DROPDOWNS = 8  # a numeric winner column with more values gets thresholds instead
 
 
@@ -38,7 +40,8 @@ def mapping_form(upload) -> tuple[str, dict[str, str], dict[str, str]] | None:
     kind = st.radio("Read this file", options, index=options.index(default), format_func=KIND_LABELS.get,
                     key="map_kind", horizontal=True)
     if kind == AS_DETECTED:
-        st.caption(f"Detected: {detected.replace('_', ' ')}. Choose a kind above to name the columns yourself.")
+        st.caption(f"Detected: {DETECTED_AS.get(detected, detected)}. Choose a kind above to name the columns "
+                   "yourself.")
         return None
     if proposal is not None:
         st.info(f"Detection is unsure: {plain(proposal.reason)}. The form starts from that reading.")
