@@ -13,6 +13,10 @@ from core.schema import KINDS
 # read differently (a wide score table; lm-evaluation-harness results).
 READ_KINDS = (*KINDS, "eval_runs_wide", "lm_eval")
 
+# What a score-table cell without a score means (core.io.missing): skip = not scored, zero = scored 0.
+MISSING_RULES = ("skip", "zero")
+DEFAULT_MISSING = "skip"
+
 # Pairwise rankings (core.ranking): scheme, tie model and interval method.
 SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted")
 TIE_MODELS = ("half", "davidson")

@@ -31,10 +31,16 @@ def _one_line_on_ctrl_c(kind, value, traceback) -> None:
 if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
     sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
 
-from core.choices import CI_METHODS, POLICIES, RANK_BY, READ_KINDS, SCHEMES, TIE_MODELS
+from core.choices import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
+    TIE_MODELS
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+OUTCOME_HELP = ("the file's winner VALUE means OUTCOME: model_a, model_b, tie, 'tie (bothbad)' or drop (leave the "
+                "rows out); repeatable, e.g. --outcome a-is-better=model_a; an empty VALUE means empty cells "
+                "(--outcome =drop); '<X' and '>X' are thresholds for numbers (--outcome '>1.5=model_b')")
+MISSING_HELP = ("score-table cells without a score (empty, NA or absent): skip = not scored, each model is averaged "
+                "over its scored tasks (the default); zero = scored 0")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,9 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE",
                         help="read EvalBoard's COLUMN from the file's SOURCE column (repeatable), "
                              "e.g. --map winner=preference")
-    ingest.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME",
-                        help="the file's winner VALUE means OUTCOME: model_a, model_b, tie or "
-                             "'tie (bothbad)' (repeatable), e.g. --outcome a-is-better=model_a")
+    ingest.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME", help=OUTCOME_HELP)
+    ingest.add_argument("--missing", choices=MISSING_RULES, default=DEFAULT_MISSING, help=MISSING_HELP)
     ingest.add_argument("--metric", help="lm-evaluation-harness metric to read (default acc); metric name "
                         "for a wide score table")
     ingest.add_argument("--counts", metavar="FILE", help="count matrix for a win-rate matrix")
@@ -136,7 +141,8 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="SQLite file for a stored dataset (default: $EVALBOARD_DB or data/evalboard.db)")
     parser.add_argument("--kind", choices=READ_KINDS, help="what the file holds (default: detected)")
     parser.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE")
-    parser.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME")
+    parser.add_argument("--outcome", action="append", default=[], metavar="VALUE=OUTCOME", help=OUTCOME_HELP)
+    parser.add_argument("--missing", choices=MISSING_RULES, default=DEFAULT_MISSING, help=MISSING_HELP)
 
 
 def read_input(args: argparse.Namespace) -> tuple[str, object]:
@@ -145,11 +151,11 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
 
     path = Path(args.votes)
     if path.is_dir() or args.kind == "lm_eval":
-        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc")
+        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc", missing=args.missing)
         return loaded.kind, loaded.frame
     if path.exists():
         loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome"))
+                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), missing=args.missing)
         return loaded.kind, loaded.frame
     from core.store import DatasetNotFound, Store
 
@@ -158,7 +164,12 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
             info = store.dataset(args.votes)
         except DatasetNotFound:
             raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]) from None
-        return info.kind, store.load(info.id)
+        frame = store.load(info.id)
+    if info.kind == "eval_runs" and args.missing != DEFAULT_MISSING:
+        from core.io.missing import apply_missing_rule
+
+        frame, _ = apply_missing_rule(frame, args.missing)  # cells left out at ingest now count 0
+    return info.kind, frame
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,10 +208,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     paths = [Path(f) for f in args.files]
     lm_eval = args.kind == "lm_eval" or len(paths) > 1 or any(p.is_dir() for p in paths)
     if lm_eval:
-        loaded = load_lm_eval(paths, metric=args.metric or "acc")
+        loaded = load_lm_eval(paths, metric=args.metric or "acc", missing=args.missing)
     else:
         loaded = load(paths[0], kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome"), metric=args.metric, counts=args.counts)
+                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), metric=args.metric,
+                      counts=args.counts, missing=args.missing)
     with Store(args.db) as store:
         result = store.ingest(loaded, name=args.name)
     print(result.summary())
@@ -243,7 +255,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}, not a score table: "
                                                   "rank pairwise data with `evalboard rank`")])
     result = aggregate(frame, settings)
-    write_output(leaderboard_json(result) if args.format == "json" else leaderboard_markdown(result), args.output)
+    write_output(leaderboard_json(result, args.missing) if args.format == "json" else
+                 leaderboard_markdown(result, args.missing), args.output)
     return EXIT_OK
 
 

@@ -19,7 +19,8 @@ def _absent(value: float, explained) -> float | None:
     return None if explained and value != value else value
 
 
-def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
+def leaderboard_dict(board: Leaderboard, missing: str | None = None) -> dict[str, Any]:
+    """``missing``: the rule the runs were read with (skip | zero), stated in ``params`` when given."""
     s = board.settings
     rows = [{"rank": r.rank, "model_id": r.model_id, "mean_score": _absent(r.mean_score, not r.tasks_completed),
              "mean_ci_lo": _absent(r.mean_ci_lo, r.interval_note), "mean_ci_hi": _absent(r.mean_ci_hi, r.interval_note),
@@ -41,11 +42,13 @@ def leaderboard_dict(board: Leaderboard) -> dict[str, Any]:
               "n_tasks": board.n_tasks, "categories": list(board.categories), "weighted": board.weighted,
               "significant_pairs": board.significant_pairs, "pairs": len(board.pairwise),
               "pairs_without_interval": sum(p.note is not None for p in board.pairwise), "friedman": friedman}
+    if missing is not None:
+        params["missing"] = missing
     return {"rows": rows, "pairwise": pairwise, "params": params}
 
 
-def to_json(board: Leaderboard) -> str:
-    return dumps(leaderboard_dict(board))
+def to_json(board: Leaderboard, missing: str | None = None) -> str:
+    return dumps(leaderboard_dict(board, missing))
 
 
 CSV_FIELDS = ("rank", "model_id", "mean_score", "mean_ci_lo", "mean_ci_hi", "win_rate", "rank_lo", "rank_hi",
@@ -103,13 +106,13 @@ def pairwise_markdown(board: Leaderboard) -> str:
     return markdown_table(["Model A", "Model B", "A − B", f"{level}% CI", "Verdict", "Tasks"], rows, "llrlll")
 
 
-def full_markdown(board: Leaderboard) -> str:
+def full_markdown(board: Leaderboard, missing: str | None = None) -> str:
     """What ``evalboard leaderboard --format markdown`` prints: the leaderboard table first (DESIGN
     contract), then the pairwise table and the tests' verdicts."""
     parts = [to_markdown(board)]
     if board.pairwise:
         parts.append(pairwise_markdown(board))
-    notes = _notes(board)
+    notes = " ".join(filter(None, [_notes(board), missing_sentence(board, missing)]))
     if notes:
         parts.append(notes)
     return "\n\n".join(parts)
@@ -136,6 +139,22 @@ def _reasons(board: Leaderboard) -> str:
         if p.note:
             reasons[p.note] = reasons.get(p.note, 0) + 1
     return "; ".join(f"{n} {'pair' if n == 1 else 'pairs'}: {markdown_text(r)}" for r, n in reasons.items())
+
+
+MISSING_NAMED = 10  # models named in the markdown sentence; the JSON's tasks_missing has all
+
+
+def missing_sentence(board: Leaderboard, missing: str | None = None) -> str:
+    """How many tasks each model misses, and the rule that produced that (markdown-safe)."""
+    rule = {"skip": "cells without a score are not scored (missing=skip, the default; --missing zero scores them 0)",
+            "zero": "cells without a score were scored 0 (missing=zero)"}.get(missing or "", "")
+    short = sorted((r for r in board.rows if r.tasks_missing), key=lambda r: (-r.tasks_missing, r.model_id))
+    if not short:
+        return f"Every model is scored on all {board.n_tasks:,} tasks" + (f"; {rule}." if rule else ".")
+    named = ", ".join(f"{markdown_text(r.model_id)} {r.tasks_missing:,}" for r in short[:MISSING_NAMED])
+    more = f" and {len(short) - MISSING_NAMED} more" if len(short) > MISSING_NAMED else ""
+    return (f"{len(short)} of {board.n_models} models miss tasks (of {board.n_tasks:,}): {named}{more}"
+            + (f"; {rule}." if rule else "."))
 
 
 def friedman_sentences(f) -> list[str]:

@@ -64,7 +64,8 @@ COUNT_STRATA = ("game_id", "dimension", "period", "annotator_status")
 # EvalRuns: one score in [0, 1] per (model, task, metric).
 RUN_REQUIRED = ("model_id", "task_id", "score")
 RUN_COLUMNS = ("model_id", "task_id", "metric_name", "score", "category", "weight")
-RUN_COLUMN_ALIASES = {"model": "model_id", "task": "task_id", "metric": "metric_name", "value": "score"}
+RUN_COLUMN_ALIASES = {"model": "model_id", "task": "task_id", "metric": "metric_name", "value": "score",
+                      "dataset": "category"}
 DEFAULT_METRIC = "score"
 
 KINDS = ("votes", "counts", "eval_runs", "winrate_matrix")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.demo import ensure_samples
-from core.io import READ_KINDS, InputError, load
+from core.io import MISSING_RULES, READ_KINDS, InputError, load
 from pages._campaign_admin import campaign_section
 from pages._mapping import mapping_form
 from pages._uploads import current_ids, lm_eval_request, matrix_request
@@ -52,20 +52,27 @@ st.subheader("Add a dataset")
 st.caption("Votes (CSV, JSON, JSONL, Parquet; Chatbot Arena records; left/right/winner), counts tables, "
            "EvalRuns (long or wide score tables, lm-evaluation-harness results JSON) or a win-rate matrix.")
 upload = st.file_uploader("File", type=["csv", "tsv", "json", "jsonl", "parquet", "gz"], key="upload_file")
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 kind = left.selectbox("It holds", ["detect", *READ_KINDS], key="upload_kind",
                       format_func=lambda k: "detect from the columns" if k == "detect" else k.replace("_", " "))
+missing = middle.radio("Score cells without a score", MISSING_RULES, key="upload_missing", horizontal=True,
+                       format_func={"skip": "not scored", "zero": "score 0"}.get,
+                       help="score tables: an empty, NA or absent (model, task) cell is left out of the model's "
+                            "mean (not scored, the default) or counts 0")
 right.text_input("Dataset name", key="upload_name", placeholder="default: the file name")
-if upload is not None and st.button("Validate and store", key="upload_store", type="primary"):
-    store(lambda: load(upload, name=upload.name, kind=None if kind == "detect" else kind), (upload.file_id,))
 if upload is not None:
     error = show_error((upload.file_id,))
-    with st.expander("Map columns and outcomes", expanded=error):
+    with st.expander("Map columns and outcomes", expanded=True):
         mapped = mapping_form(upload)
-        if mapped and st.button("Store with this mapping", key="upload_store_mapped"):
-            mapped_kind, columns, outcomes = mapped
-            store(lambda: load(upload, name=upload.name, kind=mapped_kind, columns=columns, outcomes=outcomes),
+    # One button stores what the form shows: the detected reading, or the mapping chosen above.
+    if st.button("Validate and store", key="upload_store", type="primary"):
+        if mapped is None:
+            store(lambda: load(upload, name=upload.name, kind=None if kind == "detect" else kind, missing=missing),
                   (upload.file_id,))
+        else:
+            mapped_kind, columns, outcomes = mapped
+            store(lambda: load(upload, name=upload.name, kind=mapped_kind, columns=columns, outcomes=outcomes,
+                               missing=missing), (upload.file_id,))
 error_id = (st.session_state.get("upload_error") or ((),))[0]
 with st.expander("Several files: lm-evaluation-harness results · a win-rate matrix with its counts",
                  expanded=bool(error_id) and error_id in current_ids()):

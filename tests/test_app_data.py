@@ -198,7 +198,7 @@ def test_unknown_columns_are_stored_through_the_mapping(at, db_path):
     guesses = {k: at.selectbox(key=f"map_outcome_preference_{k}").value for k in ("a-is-better", "b-is-better", "tie")}
     assert guesses == {"a-is-better": "model_a", "b-is-better": "model_b", "tie": "tie"}
 
-    click(at, "upload_store_mapped")
+    click(at, "upload_store")
     assert texts(at.success) == ["stored 4 votes rows as dataset 'prefs' (id 1)"]
     assert not at.error
     with Store(db_path) as store:
@@ -216,7 +216,7 @@ def test_a_failed_mapping_shows_its_error_at_once(at, db_path):
     at.selectbox(key="map_outcome_preference_a-is-better").set_value("— choose —")  # left unmapped
     run(at)
     before = snapshot(db_path)
-    click(at, "upload_store_mapped")
+    click(at, "upload_store")
     assert texts(at.error) == ["The file was not stored."]  # in the same click, not after the next one
     [code] = [c.value for c in at.code]
     assert "unknown winner label" in code and "2 rows: 1 ('a-is-better'), 4 ('a-is-better')" in code
@@ -224,7 +224,7 @@ def test_a_failed_mapping_shows_its_error_at_once(at, db_path):
     assert at.expander[0].proto.expanded
 
     at.selectbox(key="map_outcome_preference_a-is-better").set_value("model_a")
-    click(at, "upload_store_mapped")
+    click(at, "upload_store")
     assert texts(at.success) == ["stored 4 votes rows as dataset 'prefs' (id 1)"]
     assert not at.error and not at.code
 

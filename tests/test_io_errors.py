@@ -111,19 +111,9 @@ CASES = {
     "score_below_zero": (
         "runs.csv", RUNS + "m,t1,acc,-0.01\nm,t2,acc,0\n", {},
         ["score below 0", "[column 'score']", "1 row: 1 ('-0.01')"]),
-    "score_empty": (
-        "runs.csv", RUNS + "m,t1,acc,0.5\nm,t2,acc,\n", {},
-        ["empty score", "[column 'score']", "1 row: 2 (empty)"]),
-    "score_nan": (
-        "runs.csv", RUNS + "m,t1,acc,NaN\nm,t2,acc,0.5\n", {},
-        ["score", "[column 'score']", "1 row: 1 ('NaN')"]),
     "score_not_a_number": (
         "runs.csv", RUNS + "m,t1,acc,high\nm,t2,acc,0.5\nm,t3,acc,50%\n", {},
         ["score is not a finite number", "[column 'score']", "2 rows: 1 ('high'), 3 ('50%')"]),
-    "score_nan_json": (
-        "runs.json", '[{"model_id": "m", "task_id": "t1", "score": NaN}, {"model_id": "m", "task_id": "t2", '
-                     '"score": 0.5}]', {},
-        ["score", "[column 'score']", "1 row: 1"]),
     "duplicate_run": (
         "runs.csv", RUNS + "m,t1,acc,0.5\nm,t2,acc,0.5\nm,t1,acc,0.6\nm,t1,f1,0.6\n", {},
         ["the same (model, task, metric) is scored twice", "[columns 'model_id', 'task_id', 'metric_name']",
@@ -163,6 +153,26 @@ def test_rule_is_reported_and_nothing_is_stored(case, seeded, db_path, tmp_path)
     error = reject(seeded, db_path, path, fragments, **kwargs)
     assert error.source == str(path)
     assert error.problems
+
+
+# An empty score (empty, NaN text, JSON NaN) is no longer an error: it follows the missing-score rule
+# shared with wide tables (core.io.missing), 'skip' unless the user says 'zero'.
+EMPTY_SCORES = {
+    "score_empty": ("runs.csv", RUNS + "m,t1,acc,0.5\nm,t2,acc,\n"),
+    "score_nan": ("runs.csv", RUNS + "m,t1,acc,NaN\nm,t2,acc,0.5\n"),
+    "score_nan_json": ("runs.json", '[{"model_id": "m", "task_id": "t1", "score": NaN}, {"model_id": "m", '
+                                    '"task_id": "t2", "score": 0.5}]'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_SCORES))
+def test_empty_score_follows_the_missing_rule(case, tmp_path):
+    name, content = EMPTY_SCORES[case]
+    path = write(tmp_path / name, content)
+    skipped = load(path)
+    assert len(skipped.frame) == 1 and "1 empty or NA cell read as 'not scored' (missing=skip" in skipped.notes[-1]
+    zero = load(path, missing="zero")
+    assert sorted(zero.frame["score"]) == [0.0, 0.5] and "scored 0 (missing=zero)" in zero.notes[-1]
 
 
 # Whole-file problems: no rows to list, but the file and what is wrong (and where, if anywhere).

@@ -124,34 +124,88 @@ def parse_names(series: pd.Series, column: str, problems: ProblemList, required:
     return values
 
 
+DROP = "drop"  # outcome-mapping target: leave these rows out (counted in the dataset's notes)
+EMPTY_KEY = ""  # outcome-mapping key for empty winner cells (CLI: --outcome =drop, --outcome =tie)
+_THRESHOLD = re.compile(r"^\s*([<>])\s*(-?(?:\d+\.?\d*|\.\d+)(?:e-?\d+)?)\s*$", re.IGNORECASE)
+
+
+def outcome_rule(key: str) -> tuple[str, float] | None:
+    """``'>1.5'`` -> ('>', 1.5): a threshold key of an outcome mapping (numeric winner columns)."""
+    found = _THRESHOLD.match(str(key))
+    return (found.group(1), float(found.group(2))) if found else None
+
+
+def _as_number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if np.isfinite(value) else None
+
+
+def resolve_outcome(value: str, user: Mapping[str, str]) -> str | None:
+    """What one distinct winner value means: the user's exact value, the same number, a threshold
+    (``<x``/``>x``), then the documented aliases; None when nothing says."""
+    key = value.strip().lower()
+    if key in user:
+        return user[key]
+    number = _as_number(key)
+    if number is not None:
+        for k, target in user.items():
+            if outcome_rule(k) is None and _as_number(k) == number:
+                return target
+        for k, target in user.items():
+            rule = outcome_rule(k)
+            if rule and ((rule[0] == "<" and number < rule[1]) or (rule[0] == ">" and number > rule[1])):
+                return target
+    return OUTCOME_ALIASES.get(key)
+
+
 def parse_outcomes(series: pd.Series, column: str, problems: ProblemList,
                    outcomes: Mapping[str, str] | None = None, allow_missing: bool = False) -> pd.Categorical:
     """Winner labels -> the canonical OUTCOMES; user mapping first, then the documented aliases."""
+    return parse_outcomes_and_drops(series, column, problems, outcomes, allow_missing)[0]
+
+
+def parse_outcomes_and_drops(series: pd.Series, column: str, problems: ProblemList,
+                             outcomes: Mapping[str, str] | None = None, allow_missing: bool = False
+                             ) -> tuple[pd.Categorical, np.ndarray]:
+    """:func:`parse_outcomes` plus the rows the mapping sends to ``drop`` (their outcome is missing).
+
+    The mapping's key ``''`` names empty cells; ``<x`` / ``>x`` keys are thresholds for numeric labels.
+    """
     values = text_values(series)
     codes, uniques = pd.factorize(values)
     user = {str(k).strip().lower(): v for k, v in (outcomes or {}).items()}
     for key, target in list(user.items()):
-        canon = OUTCOME_ALIASES.get(str(target).strip().lower())
+        wanted = str(target).strip().lower()
+        canon = DROP if wanted == DROP else OUTCOME_ALIASES.get(wanted)
         if canon is None:
             problems.add(column, f"the outcome mapping sends {key!r} to {target!r}; map values to one of "
-                                 f"{', '.join(OUTCOMES)} (or a, b, tie, both_bad)")
+                                 f"{', '.join(OUTCOMES)} (or a, b, tie, both_bad) or to {DROP!r}")
             user.pop(key)
         else:
             user[key] = canon
-    resolved = []
-    for value in uniques:
-        key = str(value).strip().lower()
-        resolved.append(user.get(key) or OUTCOME_ALIASES.get(key))
+    resolved = [resolve_outcome(str(value), user) for value in uniques]
     unknown = np.array([r is None for r in resolved], dtype=bool)
-    label_codes = np.array([OUTCOMES.index(r) if r else -1 for r in resolved], dtype=np.int8)
+    label_codes = np.array([OUTCOMES.index(r) if r in OUTCOMES else -1 for r in resolved], dtype=np.int8)
+    dropped_values = np.array([r == DROP for r in resolved], dtype=bool)
     out_codes = np.where(codes >= 0, label_codes[np.maximum(codes, 0)] if len(uniques) else -1, -1)
+    dropped = (codes >= 0) & (dropped_values[np.maximum(codes, 0)] if len(uniques) else False)
+    empty = codes < 0
+    empty_means = user.get(EMPTY_KEY)
+    if empty_means == DROP:
+        dropped = dropped | empty
+    elif empty_means is not None:
+        out_codes = np.where(empty, OUTCOMES.index(empty_means), out_codes)
     if unknown.any():
         problems.add(column, f"unknown {column} label (accepted: {', '.join(OUTCOMES)}; a/b, left/right, A/B, "
                              "1/2, draw, both_bad, bothbad; or give an outcome mapping)",
                      np.isin(codes, np.flatnonzero(unknown)), values)
-    if not allow_missing:
-        problems.add(column, f"empty {column}", codes < 0, values)
-    return pd.Categorical.from_codes(out_codes.astype(np.int8), categories=list(OUTCOMES))
+    if not allow_missing and empty_means is None:
+        problems.add(column, f"empty {column} (map empty cells to an outcome or drop them: --outcome =tie, "
+                             "--outcome =drop)", empty, values)
+    return pd.Categorical.from_codes(out_codes.astype(np.int8), categories=list(OUTCOMES)), np.asarray(dropped)
 
 
 def parse_numbers(series: pd.Series, column: str, problems: ProblemList, *, minimum: float | None = None,

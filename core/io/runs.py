@@ -13,26 +13,34 @@ import numpy as np
 import pandas as pd
 
 from core.io.columns import map_columns, parse_names, parse_numbers
+from core.io.missing import DEFAULT_MISSING, apply_missing_rule
 from core.io.problems import MAX_ROWS_SHOWN, InputError, Problem, ProblemList
 from core.io.votes import MAPPING_HINT, missing_required
 from core.schema import DEFAULT_METRIC, RUN_COLUMN_ALIASES, RUN_COLUMNS, RUN_REQUIRED
 
 # Columns that name the task in a wide table (one row per task, one column per model).
 WIDE_TASK_COLUMNS = ("task_id", "task", "question_id", "item_id", "id", "benchmark")
-WIDE_META_COLUMNS = ("category", "metric_name", "metric", "weight", "subject")
+WIDE_META_COLUMNS = ("category", "dataset", "metric_name", "metric", "weight", "subject")
+# Columns read as a wide table's task category, in this order ('dataset': AlpacaEval's subsets).
+WIDE_CATEGORY_COLUMNS = ("category", "dataset")
 
 
-def runs_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None
-                    ) -> tuple[pd.DataFrame, list[str]]:
-    """A long score table: model_id, task_id, score [, metric_name, category, weight, stderr]."""
+def runs_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
+                    missing: str = DEFAULT_MISSING) -> tuple[pd.DataFrame, list[str]]:
+    """A long score table: model_id, task_id, score [, metric_name, category, weight, stderr].
+
+    Empty scores follow the ``missing`` rule (:mod:`core.io.missing`), as a wide table's empty cells do.
+    """
     problems = ProblemList(source)
     frame, notes = map_columns(raw, columns, RUN_COLUMN_ALIASES, RUN_COLUMNS, problems)
     if missing_required(frame.columns, RUN_REQUIRED, problems, "an EvalRun (long) table", raw.columns):
         problems.raise_if_any(MAPPING_HINT)
-    return _validate_runs(frame, problems), notes
+    out, rule_notes = apply_missing_rule(_validate_runs(frame, problems), missing)
+    return out, notes + rule_notes
 
 
 def _validate_runs(frame: pd.DataFrame, problems: ProblemList) -> pd.DataFrame:
+    """Typed, checked runs; an empty score stays NaN for :func:`apply_missing_rule` to resolve."""
     out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
     out["model_id"] = parse_names(frame["model_id"], "model_id", problems, required=True)
     out["task_id"] = parse_names(frame["task_id"], "task_id", problems, required=True)
@@ -40,7 +48,7 @@ def _validate_runs(frame: pd.DataFrame, problems: ProblemList) -> pd.DataFrame:
         out["metric_name"] = parse_names(frame["metric_name"], "metric_name", problems, required=True)
     else:
         out["metric_name"] = DEFAULT_METRIC
-    out["score"] = parse_numbers(frame["score"], "score", problems, minimum=0, maximum=1, allow_missing=False)
+    out["score"] = parse_numbers(frame["score"], "score", problems, minimum=0, maximum=1)
     if "category" in frame:
         out["category"] = parse_names(frame["category"], "category", problems, required=False)
     if "weight" in frame:
@@ -77,7 +85,7 @@ def wide_key_column(frame: pd.DataFrame, columns: Mapping[str, str] | None = Non
 
 
 def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | None = None,
-                   metric: str = DEFAULT_METRIC) -> tuple[pd.DataFrame, list[str]]:
+                   metric: str = DEFAULT_METRIC, missing: str = DEFAULT_MISSING) -> tuple[pd.DataFrame, list[str]]:
     """A wide score table: one row per task and a column per model (optional ``category``), or
     one row per model and a column per task."""
     problems = ProblemList(source)
@@ -88,7 +96,7 @@ def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | 
                                               f"model); the file has {', '.join(map(str, raw.columns))}")],
                          MAPPING_HINT)
     key_col, rows_are = key
-    category_col = (columns or {}).get("category") or ("category" if "category" in raw.columns else None)
+    category_col = (columns or {}).get("category") or next((c for c in WIDE_CATEGORY_COLUMNS if c in raw.columns), None)
     if rows_are == "model":
         category_col = None  # a per-row category would describe models, not tasks
     meta = {key_col, category_col} | {c for c in WIDE_META_COLUMNS if c in raw.columns}
@@ -111,12 +119,11 @@ def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | 
         long["category"] = np.tile(raw[category_col].to_numpy(dtype=object), n_cols)
     n_models, n_tasks = (n_cols, n_rows) if rows_are == "task" else (n_rows, n_cols)
     notes = [f"wide table: {n_tasks} tasks × {n_models} models (one row per {rows_are}, keyed by '{key_col}')"]
-    present = long["score"].notna()
-    if not present.all():
-        notes.append(f"{int((~present).sum())} empty or NA cells read as 'not scored'")
-    long = long[present.to_numpy()].reset_index(drop=True)
+    if category_col and category_col != "category":
+        notes.append(f"column '{category_col}' read as the task category")
     long.insert(2, "metric_name", metric)
-    return _validate_runs(long, ProblemList(source)), notes
+    out, rule_notes = apply_missing_rule(_validate_runs(long, ProblemList(source)), missing)
+    return out, notes + rule_notes
 
 
 def _wide_scores(raw: pd.DataFrame, columns: list, problems: ProblemList) -> np.ndarray:
@@ -135,7 +142,8 @@ def _wide_scores(raw: pd.DataFrame, columns: list, problems: ProblemList) -> np.
     return flat.reshape(len(columns), n_rows).T
 
 
-def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") -> tuple[pd.DataFrame, list[str]]:
+def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc",
+                      missing: str = DEFAULT_MISSING) -> tuple[pd.DataFrame, list[str]]:
     """lm-evaluation-harness results files, one per model: ``{"results": {task: {metric: value, …}}}``.
 
     The model is named by ``config.model_args`` (``pretrained=…``), with `` (k-shot)`` when
@@ -179,11 +187,12 @@ def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc") ->
     if skipped:
         notes.append(f"{skipped} task results without '{metric}' were left out")
     try:
-        out = _validate_runs(frame.drop(columns="source"), ProblemList(label))
+        validated = _validate_runs(frame.drop(columns="source"), ProblemList(label))
     except InputError as exc:  # the same rules as any score table, told by task instead of row number
         raise InputError(exc.source, [_by_task(p, frame, metric) for p in exc.problems], exc.hint) from None
+    out, rule_notes = apply_missing_rule(validated, missing)
     notes.append(f"{frame['model_id'].nunique()} models × {frame['task_id'].nunique()} tasks, metric '{metric}'")
-    return out, notes
+    return out, notes + rule_notes
 
 
 def _by_task(problem: Problem, frame: pd.DataFrame, metric: str) -> Problem:

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from core.io.columns import map_columns, parse_flags, parse_names, parse_numbers, parse_outcomes, \
-    parse_timestamps, text_values
+    parse_outcomes_and_drops, parse_timestamps, text_values
 from core.io.problems import ProblemList
+from core.io.reshape import reshape_votes
 from core.schema import COUNT_REQUIRED, COUNT_STRATA, DEFAULT_DIMENSION, DEFAULT_GAME_ID, \
     VOTE_COLUMN_ALIASES, VOTE_COLUMNS, VOTE_LABEL_COLUMNS, VOTE_REQUIRED
 
@@ -44,10 +45,10 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     Raises :class:`~core.io.problems.InputError` listing every broken rule at once.
     """
     problems = ProblemList(source)
+    raw, columns, notes = reshape_votes(raw, columns, problems)
     lengths_from_text = [src for src, dst in TEXT_LENGTH_SOURCES.items() if src in raw.columns
                          and dst not in raw.columns and dst not in (columns or {})]
     frame = raw.copy(deep=False)
-    notes: list[str] = []
     for src in lengths_from_text:
         if TEXT_LENGTH_SOURCES[src] in frame:
             continue
@@ -80,7 +81,7 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same,
                  model_a)
     out["model_a"], out["model_b"] = model_a, model_b
-    out["winner"] = parse_outcomes(frame["winner"], "winner", problems, outcomes)
+    out["winner"], dropped = parse_outcomes_and_drops(frame["winner"], "winner", problems, outcomes)
     if "timestamp" in frame:
         out["timestamp"] = parse_timestamps(frame["timestamp"], "timestamp", problems)
     for col in ("response_time_s", "len_a", "len_b"):
@@ -90,6 +91,9 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     if "weight" in frame:
         out["weight"] = parse_numbers(frame["weight"], "weight", problems, minimum=0, allow_missing=False)
     problems.raise_if_any(MAPPING_HINT if any(p.columns == ("winner",) for p in problems.problems) else None)
+    if dropped.any():
+        out = out[~dropped].reset_index(drop=True)
+        notes.append(f"{int(dropped.sum()):,} rows dropped by the outcome mapping (winner mapped to 'drop')")
     return categorize_votes(out), notes
 
 
@@ -152,7 +156,8 @@ def counts_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str]
         out[col] = parse_names(frame[col], col, problems, required=True)
     same = (out["model_a"] == out["model_b"]).fillna(False).to_numpy(dtype=bool)
     problems.add(("model_a", "model_b"), "a model compared with itself (model_a == model_b)", same, out["model_a"])
-    out["winner"] = pd.Series(parse_outcomes(frame["winner"], "winner", problems, outcomes)).astype("str")
+    winner, dropped = parse_outcomes_and_drops(frame["winner"], "winner", problems, outcomes)
+    out["winner"] = pd.Series(winner).astype("str")
     out["count"] = parse_numbers(frame["count"], "count", problems, minimum=0, maximum=MAX_COUNT,
                                  allow_missing=False)
     if len(out) and not problems.problems and not (out["count"] > 0).any():
@@ -165,5 +170,8 @@ def counts_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str]
     dup = out.duplicated(subset=key, keep=False).to_numpy()
     problems.add(tuple(key), "the same cell appears on more than one row (sum them in the GROUP BY)", dup,
                  out["model_a"])
+    if dropped.any():
+        out = out[~dropped].reset_index(drop=True)
+        notes.append(f"{int(dropped.sum()):,} rows dropped by the outcome mapping (winner mapped to 'drop')")
     problems.raise_if_any()
     return out, notes

@@ -175,15 +175,17 @@ def build_report(kind: str, frame, out_dir: str | Path, settings: ReportSettings
 
 def read_report_input(args) -> tuple[str, Any, dict[str, Any]]:
     """(kind, frame, source) as ``core.cli.read_input`` reads them, plus the input's sha256 and origin."""
-    from core.io import InputError, Problem, load, load_lm_eval, parse_pairs
+    from core.io import DEFAULT_MISSING, InputError, Problem, load, load_lm_eval, parse_pairs
+    from core.io.missing import apply_missing_rule
     from core.store import DatasetNotFound, Store
 
     path = Path(args.votes)
+    missing = getattr(args, "missing", DEFAULT_MISSING)
     if path.is_dir() or args.kind == "lm_eval":
-        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc")
+        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc", missing=missing)
     elif path.exists():
         loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome"))
+                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), missing=missing)
     else:
         with Store(args.db) as store:
             try:
@@ -192,10 +194,12 @@ def read_report_input(args) -> tuple[str, Any, dict[str, Any]]:
                 raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]
                                  ) from None
             frame = store.load(info.id)
-            return info.kind, frame, {"source": f"dataset {info.name} (id {info.id})", "sha256": info.sha256,
-                                      "rows": len(frame)}
+        if info.kind == "eval_runs" and missing != DEFAULT_MISSING:
+            frame, _ = apply_missing_rule(frame, missing)  # cells left out at ingest now count 0
+        return info.kind, frame, {"source": f"dataset {info.name} (id {info.id})", "sha256": info.sha256,
+                                  "rows": len(frame), "missing": missing}
     return loaded.kind, loaded.frame, {"source": str(loaded.source), "sha256": loaded.sha256,
-                                       "rows": int(loaded.rows)}
+                                       "rows": int(loaded.rows), "missing": missing}
 
 
 __all__ = ["ReportResult", "ReportSettings", "build_report", "read_report_input", "terminal_progress", "versions"]

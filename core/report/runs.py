@@ -42,10 +42,11 @@ def build_runs_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, 
     png, png_note, pngs = write_pngs(figures, out, png, png_note)
     names = list(figures) if figures else figure_names(board)
     steps("write markdown, JSON")
-    board_doc = leaderboard_dict(board)
+    missing = common.get("input", {}).get("missing")
+    board_doc = leaderboard_dict(board, missing)
     (out / LEADERBOARD_JSON).write_text(dumps(board_doc) + "\n", encoding="utf-8")
     (out / CSV).write_text(to_csv(board), encoding="utf-8")
-    (out / MARKDOWN).write_text("# Leaderboard\n\n" + full_markdown(board) + "\n\n"
+    (out / MARKDOWN).write_text("# Leaderboard\n\n" + full_markdown(board, missing) + "\n\n"
                                 + figures_markdown(names, png, png_note), encoding="utf-8")
     timings = steps.done()
     params = {"rank_by": "mean", "bootstrap": settings.bootstrap, "alpha": settings.alpha, "seed": settings.seed,
