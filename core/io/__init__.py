@@ -22,7 +22,7 @@ import pandas as pd
 from core.io.guess import Proposal, propose_mapping, repeated_key
 from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_from_frames
 from core.io.missing import DEFAULT_MISSING, MISSING_RULES, check_missing_rule
-from core.io.problems import InputError, Problem
+from core.io.problems import InputError, Problem, ProblemList
 from core.io.read import open_source, read_json_document, read_table
 from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
     runs_from_wide
@@ -150,10 +150,11 @@ def _refuse_unsure_guess(table: pd.DataFrame, kind: str | None, columns: Mapping
         return
     why = ("it has no task column (task_id, task, question_id …)" if key[1] == "model" else
            f"'{key[0]}' looks like a task column")
-    raise InputError(source, [Problem((key[0],), f"detection guessed a wide score table (one row per {key[1]}, "
-                                                 f"keyed by '{key[0]}') because {why}; but '{key[0]}' repeats on "
-                                                 f"{repeats:,} rows, so the rows are not one per {key[1]}")],
-                     suggestion or MAPPING_HINT)
+    problems = ProblemList(source)
+    problems.add(key[0], f"detection guessed a wide score table (one row per {key[1]}, keyed by '{key[0]}') because "
+                         f"{why}; but '{key[0]}' repeats on {repeats:,} rows, so the rows are not one per {key[1]}",
+                 table[key[0]].duplicated(keep=False).to_numpy(), table[key[0]])
+    raise InputError(source, problems.problems, suggestion or MAPPING_HINT)
 
 
 def detection(table: pd.DataFrame) -> tuple[str | None, Proposal | None]:

@@ -60,8 +60,7 @@ def propose_mapping(frame: pd.DataFrame) -> Proposal | None:
     if model is None:
         return _pair_proposal(frame, names)
     sample = frame.head(SAMPLE_ROWS)
-    task = next((c for c in TASK_NAMES if c in names and c != model
-                 and not frame.duplicated(subset=[model, c]).any()), None)
+    task = next((c for c in TASK_NAMES if c in names and c != model and _one_row_per(frame, model, c)), None)
     score = next((c for c in SCORE_NAMES if c in names and _unit_scores(sample[c])), None)
     category = next((c for c in CATEGORY_NAMES if c in names and c not in (task, model)), None)
     if task and score:
@@ -136,6 +135,14 @@ def _numeric_outcomes(series: pd.Series) -> tuple[dict[str, str], tuple[str, ...
     if values.isna().any():
         open_values.append("")
     return outcomes, tuple(open_values)
+
+
+def _one_row_per(frame: pd.DataFrame, model: str, task: str) -> bool:
+    """Whether no (model, task) pair repeats; cells that are no keys at all (JSON lists) never are."""
+    try:
+        return not frame.duplicated(subset=[model, task]).any()
+    except TypeError:  # unhashable cells
+        return False
 
 
 def repeated_key(frame: pd.DataFrame, column: str) -> int:

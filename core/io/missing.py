@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.choices import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
+from core.io.problems import InputError, Problem
 MAX_MODELS_NAMED = 8  # models listed by name in a note; the leaderboard has them all
 
 
@@ -24,7 +25,8 @@ def check_missing_rule(rule: str) -> str:
     return rule
 
 
-def apply_missing_rule(runs: pd.DataFrame, rule: str = DEFAULT_MISSING) -> tuple[pd.DataFrame, list[str]]:
+def apply_missing_rule(runs: pd.DataFrame, rule: str = DEFAULT_MISSING,
+                       source: str = "input") -> tuple[pd.DataFrame, list[str]]:
     """Drop (``skip``) or score 0 (``zero``) the cells without a score; a note says which rule ran.
 
     ``runs`` holds model_id, task_id, metric_name and score (NaN = empty); with ``zero`` the absent
@@ -34,6 +36,10 @@ def apply_missing_rule(runs: pd.DataFrame, rule: str = DEFAULT_MISSING) -> tuple
     empty = runs["score"].isna().to_numpy()
     if rule == "skip":
         out = runs[~empty].reset_index(drop=True) if empty.any() else runs
+        if len(runs) and not len(out):  # nothing left to rank: a dataset of no scores is no dataset
+            raise InputError(source, [Problem(("score",), f"every score is empty ({len(runs):,} cells): there is "
+                                                          "nothing to rank (missing=skip leaves them out; "
+                                                          "--missing zero scores them 0)")])
         gaps = _absent_cells(out)
         n_gaps = int(gaps.sum()) if len(gaps) else 0
         if not empty.any() and not n_gaps:

@@ -35,7 +35,7 @@ def runs_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] |
     frame, notes = map_columns(raw, columns, RUN_COLUMN_ALIASES, RUN_COLUMNS, problems)
     if missing_required(frame.columns, RUN_REQUIRED, problems, "an EvalRun (long) table", raw.columns):
         problems.raise_if_any(MAPPING_HINT)
-    out, rule_notes = apply_missing_rule(_validate_runs(frame, problems), missing)
+    out, rule_notes = apply_missing_rule(_validate_runs(frame, problems), missing, source)
     return out, notes + rule_notes
 
 
@@ -122,7 +122,7 @@ def runs_from_wide(raw: pd.DataFrame, source: str, columns: Mapping[str, str] | 
     if category_col and category_col != "category":
         notes.append(f"column '{category_col}' read as the task category")
     long.insert(2, "metric_name", metric)
-    out, rule_notes = apply_missing_rule(_validate_runs(long, ProblemList(source)), missing)
+    out, rule_notes = apply_missing_rule(_validate_runs(long, ProblemList(source)), missing, source)
     return out, notes + rule_notes
 
 
@@ -190,7 +190,7 @@ def runs_from_lm_eval(documents: list[tuple[str, dict]], metric: str = "acc",
         validated = _validate_runs(frame.drop(columns="source"), ProblemList(label))
     except InputError as exc:  # the same rules as any score table, told by task instead of row number
         raise InputError(exc.source, [_by_task(p, frame, metric) for p in exc.problems], exc.hint) from None
-    out, rule_notes = apply_missing_rule(validated, missing)
+    out, rule_notes = apply_missing_rule(validated, missing, label)
     notes.append(f"{frame['model_id'].nunique()} models × {frame['task_id'].nunique()} tasks, metric '{metric}'")
     return out, notes + rule_notes
 
