@@ -175,3 +175,10 @@ def test_debian_chromium_renders_a_png(tmp_path, monkeypatch):
     paths = export.export_png(figures, tmp_path / "png", width=600)
     assert [_png_size(p) for p in paths] == [(600, export.DEFAULT_HEIGHT), (600, 300)]
     assert all(p.stat().st_size > 5_000 for p in paths)  # drawn, not an empty canvas
+
+
+def test_a_report_without_a_browser_says_the_command_to_run(no_browser):
+    from core.report import png_status
+
+    written, note = png_status(True)
+    assert not written and "sudo apt-get install -y chromium" in note
