@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 import pytest
 
 from core.charts import export
+from tests.app_pages import app_router, samples  # noqa: F401 - fixtures
 
 REPO = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -182,3 +183,27 @@ def test_a_report_without_a_browser_says_the_command_to_run(no_browser):
 
     written, note = png_status(True)
     assert not written and "sudo apt-get install -y chromium" in note
+
+
+# --- the dashboard's Reports page shows the figures ------------------------------------------------
+
+@pytest.mark.skipif(not Path(export.DEBIAN_CHROMIUM).exists(),
+                    reason="/usr/bin/chromium is not installed (make test installs it when run as root)")
+def test_the_reports_page_builds_and_shows_png_figures(app_router, samples, monkeypatch):
+    """What `make run` serves: the PNG toggle is on by default and the bundle's figures are drawn."""
+    from tests.app_pages import open_page
+    from tests.test_app_data import run
+
+    monkeypatch.delenv("BROWSER_PATH", raising=False)
+    at = open_page("reports", samples["evalruns_demo"], report_bootstrap=50)
+    assert at.toggle(key="report_png").value is True
+    at.button(key="FormSubmitter:report_settings-Build the report").click()
+    run(at)
+    assert not at.exception and not at.error
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert any(label.endswith("PNG figures (zip)") for label in labels), labels
+    captions = [img.caption for element in at.get("imgs") + at.get("image") for img in element.proto.imgs]
+    # each figure of a score-table report, drawn from its PNG in the Figures tab
+    assert set(captions) == {"leaderboard_bars.png", "category_heatmap.png", "pairwise_matrix.png",
+                             "critical_difference.png"}
+    assert all(img.url for element in at.get("imgs") + at.get("image") for img in element.proto.imgs)
