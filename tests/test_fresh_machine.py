@@ -20,6 +20,8 @@ from tests.app_pages import app_router, samples  # noqa: F401 - fixtures
 REPO = Path(__file__).resolve().parents[1]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+# A make started by these tests must not inherit the settings of the `make test` that runs them.
+MAKE_ENV = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
 
 
 def _png_size(path: Path) -> tuple[int, int]:
@@ -55,7 +57,7 @@ def _make_chromium(tmp_path: Path, chromium: Path, user_id: int, require: bool =
     result = subprocess.run(
         ["make", "--no-print-directory", "-C", str(REPO), "chromium", f"CHROMIUM={chromium}", f"APT_GET={apt}",
          f"USER_ID={user_id}", f"REQUIRE_CHROMIUM={int(require)}"],
-        capture_output=True, text=True, timeout=60)
+        capture_output=True, text=True, timeout=60, env=MAKE_ENV)
     return result, calls.read_text().splitlines() if calls.exists() else []
 
 
@@ -94,7 +96,8 @@ def test_make_fails_in_ci_when_chromium_cannot_be_installed(tmp_path):
 @pytest.mark.parametrize("target", ["run", "test"])
 def test_run_and_test_both_take_the_chromium_step(target, tmp_path):
     plan = subprocess.run(["make", "--no-print-directory", "-n", "-C", str(REPO), target,
-                           f"CHROMIUM={tmp_path / 'absent'}"], capture_output=True, text=True, timeout=60)
+                           f"CHROMIUM={tmp_path / 'absent'}"], capture_output=True, text=True, timeout=60,
+                          env=MAKE_ENV)
     assert plan.returncode == 0, plan.stderr
     assert "install -y -qq chromium" in plan.stdout
 
