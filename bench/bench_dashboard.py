@@ -28,8 +28,14 @@ sys.path.insert(0, str(REPO))
 from core.io import load  # noqa: E402
 from core.samples import write_arena_csv  # noqa: E402
 from core.store import Store  # noqa: E402
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT, streamlit_server  # noqa: E402
-from tests.test_browser_pages import IDLE_JS, act  # noqa: E402
+from tests.browser_support import (  # noqa: E402
+    CHROMIUM,
+    IDLE_JS,
+    LAUNCH_ARGS,
+    VIEWPORT,
+    PlaywrightTimeout,
+    streamlit_server,
+)
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -56,6 +62,31 @@ def prepare(votes: int) -> Path:
 SETTLE_S = 0.0  # --settle: pause before each click, after the page's charts are drawn (a user reading)
 CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
     .every(chart => chart.querySelector('.main-svg'))"""
+
+
+# Records every change of Streamlit's run state (``data-test-script-state`` on the app root) so a fast
+# run that starts and ends between two polls is still seen.
+WATCH_JS = """() => {
+  if (window.__runStates) { window.__runStates.length = 0; return; }
+  window.__runStates = [];
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => window.__runStates.push(app.getAttribute('data-test-script-state')))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
+def act(page, action, timeout_ms: int) -> bool:
+    """Do ``action``, wait for the script run it starts to end; whether a run was seen (False: none
+    started within 2 s, which is then part of the step's time)."""
+    page.evaluate(WATCH_JS)
+    action()
+    try:
+        page.wait_for_function("() => window.__runStates.includes('running')", timeout=2_000)
+        seen = True
+    except PlaywrightTimeout:
+        seen = False
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+    return seen
 
 
 def timed(page, action, ready) -> float:

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core.charts.export import png_available
+from core.charts.export import png_unavailable_reason
 from core.report import ReportSettings
 from core.store import default_db_path
 from pages._filters import active_filters
@@ -32,7 +32,8 @@ what = "Bradley–Terry rankings per game and dimension, bias diagnostics and an
 st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} rows"
            + (f" · filtered: {plain(filters.describe())}" if filters.active else "") + f". The bundle holds {what}.")
 
-can_png = png_available()
+png_missing = png_unavailable_reason()
+can_png = png_missing is None
 with st.form("report_settings", border=True):
     a, b, c, d = st.columns(4)
     replicates = int(a.number_input("Bootstrap replicates", min_value=50, max_value=20_000, value=1000, step=100,
@@ -41,7 +42,7 @@ with st.form("report_settings", border=True):
                                  key="report_alpha"))
     seed = int(c.number_input("Seed", min_value=0, value=0, step=1, key="report_seed"))
     png = d.toggle("PNG figures", value=can_png, disabled=not can_png, key="report_png",
-                   help=None if can_png else "PNG export needs kaleido and a Chromium browser on the server.")
+                   help=None if can_png else f"PNG figures are unavailable: {plain(png_missing)}.")
     annotators = "exclude"
     if dataset.kind == "votes":
         annotators = st.selectbox("Annotators", list(POLICY_LABELS), format_func=POLICY_LABELS.get,

@@ -1,8 +1,10 @@
 """The Data page in a real browser (Debian's Chromium, driven by Playwright) against a real server.
 
-One ``streamlit run app.py`` serves the module, on a free port with its own store (EVALBOARD_DB in
-a temp folder). Each test opens a new browser context, i.e. a new Streamlit session; the store is
-shared, so the tests run in file order (empty store first). Screenshots go to tests/artifacts/.
+A module server (``streamlit run app.py`` on a free port with its own store, EVALBOARD_DB in a temp
+folder) serves the tests that add data; each test opens its own browser context (a new Streamlit
+session), stores files under names of its own and checks only what it stored, so the tests pass in any
+order. The tests that need an empty store start a server of their own. Every wait is on the app's state
+(tests/browser_support.py). Screenshots go to tests/artifacts/.
 
 st.dataframe draws into a canvas, but glide-data-grid keeps an accessible ``<table role="grid">``
 with the visible cells as text; the tests read cells from there.
@@ -11,124 +13,76 @@ with the visible cells as text; the tests read cells from there.
 from __future__ import annotations
 
 import json
-
-import contextlib
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.browser_support import (  # noqa: F401 — re-exported for the other browser test modules
+    ARTIFACTS,
+    CHROMIUM,
+    LAUNCH_ARGS,
+    REPO,
+    VIEWPORT,
+    WAIT_MS,
+    PlaywrightTimeout,
+    _free_port,
+    act,
+    by_key,
+    chromium,
+    expect,
+    grid_cell,
+    grid_cells,
+    new_page,
+    screenshot,
+    serve,
+    sidebar_picker,
+    streamlit_server,
+    sync_playwright,
+    upload_files,
+    wait_idle,
+)
 from tests.conftest import snapshot
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
-expect, sync_playwright = sync_api.expect, sync_api.sync_playwright
-PlaywrightTimeout = sync_api.TimeoutError
-
 pytestmark = pytest.mark.browser
-
-REPO = Path(__file__).resolve().parents[1]
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
-STARTUP_S = 60
-WAIT_MS = 20_000  # for anything a script run has to produce
-VIEWPORT = {"width": 1400, "height": 1800}  # tall: Streamlit scrolls inside the page, full_page does not help
 
 VOTES_CSV = "model_a,model_b,winner\nalpha,beta,model_a\nbeta,gamma,model_b\nalpha,gamma,tie\n"
 BAD_CSV = "model_a,model_b,winner\nalpha,beta,model_a\nbeta,gamma,maybe\ndelta,delta,tie\n"
 SCRIPT_NAME = "<script>window.__pwned=1</script>"
 XSS_CSV = f"model_a,model_b,winner\n{SCRIPT_NAME},a|b,model_a\n=cmd,{SCRIPT_NAME},model_b\n"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(db: Path, log: Path, script: str | Path = "app.py", port: int | None = None,
-          env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
-    """``streamlit run SCRIPT`` on 127.0.0.1 (a free port unless given) with its own store; yields
-    (URL, process) once /_stcore/health says ok, and stops the process at the end unless the caller
-    already did (a test may kill it to simulate a crash)."""
-    port = port or _free_port()
-    with log.open("a") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
-             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env={**os.environ, "EVALBOARD_DB": str(db), **(env or {})}, stdout=out,
-            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer within {STARTUP_S} s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-        yield url, proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-
-
-@contextlib.contextmanager
-def streamlit_server(db: Path, log: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port; yields its URL once /_stcore/health says ok."""
-    with serve(db, log) as (url, _):
-        yield url
+STORED_ID = r"\(id \d+\)"  # ids depend on what other tests stored first
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
+    """(URL, store path) of the module's server."""
     folder = tmp_path_factory.mktemp("browser")
     db = folder / "evalboard.db"
     with streamlit_server(db, folder / "streamlit.log") as url:
         yield url, db
 
 
+@pytest.fixture
+def empty_server(tmp_path) -> Iterator[str]:
+    """A server of the test's own, with an empty store."""
+    with streamlit_server(tmp_path / "evalboard.db", tmp_path / "streamlit.log") as url:
+        yield url
+
+
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 @pytest.fixture
 def page(browser, server):
     """A new session on the Data page, after its first script run has finished."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.goto(server[0])
-    expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_role("button", name="Load the sample datasets")).to_be_visible()
-    yield page
-    context.close()
+    with new_page(browser, server[0]) as page:
+        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name="Load the sample datasets")).to_be_visible()
+        yield page
 
 
 def router_page_count() -> int:
@@ -138,51 +92,34 @@ def router_page_count() -> int:
     return source[start:source.index("\n}", start)].count("st.Page(")
 
 
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{name}.png")
-
-
-def sidebar_picker(page):
-    """The active-dataset selectbox; its shown choice is the combobox's value."""
-    return page.get_by_test_id("stSidebar").get_by_role("combobox", name="Active dataset")
-
-
-def grid_cell(page, index: int, text: str):
-    """Cells of the index-th st.dataframe whose whole text is ``text`` (the grid's fallback table sits
-    inside the canvas, outside the accessibility tree, so get_by_role does not see it)."""
-    cells = page.get_by_test_id("stDataFrame").nth(index).locator('[role="gridcell"]')
-    return cells.filter(has_text=re.compile(f"^{re.escape(text)}$"))
-
-
-def grid_cells(page, index: int) -> list[str]:
-    """Text of the visible cells of the index-th st.dataframe."""
-    return page.get_by_test_id("stDataFrame").nth(index).locator('[role="gridcell"]').all_text_contents()
-
-
 def upload(page, tmp_path: Path, name: str, text: str) -> None:
+    """Choose ``text`` as file ``name`` in the main uploader and press "Validate and store"; returns once
+    the run that stores (or rejects) it has ended."""
     path = tmp_path / name
     path.write_text(text)
-    page.locator('input[type="file"]').first.set_input_files(path)  # the main uploader comes first
-    expect(page.get_by_text(name, exact=True)).to_be_visible()  # the uploader lists the file
-    page.get_by_role("button", name="Validate and store").click()
+    button = page.get_by_role("button", name="Validate and store", exact=True)
+    upload_files(page, "upload_file", [path], then=button)
+    act(page, button.click, until=page.get_by_test_id("stAlert").filter(
+        has_text=re.compile(rf"stored .* as dataset|already stored|The file was not stored")).first)
 
 
-def test_a_page_loads_with_the_empty_store_info(page):
-    expect(page).to_have_title("EvalBoard")
-    expect(page.get_by_text("The store is empty: upload a file above or load the sample datasets.")).to_be_visible()
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("No datasets yet: add one on the Data page.")
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("EvalBoard — rankings you can defend")
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    screenshot(page, "01_empty_store")
+def test_a_page_loads_with_the_empty_store_info(browser, empty_server):
+    with new_page(browser, empty_server) as page:
+        expect(page).to_have_title("EvalBoard")
+        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
+        expect(page.get_by_text("The store is empty: upload a file above or load the sample datasets.")).to_be_visible()
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("No datasets yet: add one on the Data page.")
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("EvalBoard — rankings you can defend")
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        screenshot(page, "01_empty_store")
 
 
 def test_b_upload_valid_votes(page, tmp_path):
     upload(page, tmp_path, "votes.csv", VOTES_CSV)
-    expect(page.get_by_text("stored 3 votes rows as dataset 'votes' (id 1)")).to_be_visible()
+    expect(page.get_by_text(re.compile(rf"^stored 3 votes rows as dataset 'votes' {STORED_ID}"))).to_be_visible()
     expect(sidebar_picker(page)).to_have_value("votes · votes · 3 rows")
     expect(page.get_by_test_id("stDataFrame")).to_have_count(2)
-    expect(grid_cell(page, 1, "gamma")).to_have_count(2)
+    expect(grid_cell(page, 1, "gamma")).to_have_count(2)  # the preview shows the stored dataset
     cells = grid_cells(page, 1)
     assert {"alpha", "beta", "gamma", "model_a", "model_b", "tie"} <= set(cells)
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -191,6 +128,7 @@ def test_b_upload_valid_votes(page, tmp_path):
 
 def test_c_bad_file_names_the_rows(page, tmp_path, server):
     before = snapshot(server[1])
+    active_before = sidebar_picker(page).input_value() if sidebar_picker(page).count() else None
     upload(page, tmp_path, "bad.csv", BAD_CSV)
     expect(page.get_by_text("The file was not stored.")).to_be_visible()
     code = page.get_by_test_id("stCode")
@@ -201,7 +139,8 @@ def test_c_bad_file_names_the_rows(page, tmp_path, server):
     expect(code).to_contain_text("1 row: 3 ('delta')")
     expect(code).to_contain_text("--outcome a-is-better=model_a")  # the hint, at the end of a long line
     assert code.locator("pre").evaluate("e => e.scrollWidth <= e.clientWidth")  # wrapped, no sideways scrolling
-    expect(sidebar_picker(page)).to_have_value("votes · votes · 3 rows")  # still the only dataset
+    if active_before is not None:
+        expect(sidebar_picker(page)).to_have_value(active_before)  # no new dataset became active
     expect(page.get_by_test_id("stExpander").filter(has_text="Map columns and outcomes")).to_have_count(1)
     assert snapshot(server[1]) == before
     screenshot(page, "03_bad_file")
@@ -209,7 +148,7 @@ def test_c_bad_file_names_the_rows(page, tmp_path, server):
 
 def test_d_script_in_a_model_name_is_text(page, tmp_path):
     upload(page, tmp_path, "xss.csv", XSS_CSV)
-    expect(page.get_by_text("stored 2 votes rows as dataset 'xss' (id 2)")).to_be_visible()
+    expect(page.get_by_text(re.compile(rf"^stored 2 votes rows as dataset 'xss' {STORED_ID}"))).to_be_visible()
     expect(sidebar_picker(page)).to_have_value("xss · votes · 2 rows")
     expect(grid_cell(page, 1, SCRIPT_NAME)).to_have_count(2)
     cells = grid_cells(page, 1)
@@ -220,42 +159,35 @@ def test_d_script_in_a_model_name_is_text(page, tmp_path):
 
 
 def test_e_load_the_samples(page):
-    page.get_by_role("button", name="Load the sample datasets").click()
-    expect(page.get_by_text("stored 20,000 votes rows as dataset 'arena_demo'")).to_be_visible()
-    expect(page.get_by_text("stored 36 eval runs rows as dataset 'evalruns_demo'")).to_be_visible()
+    load = page.get_by_role("button", name="Load the sample datasets")
+    act(page, load.click, until=page.get_by_text(re.compile("stored 20,000 votes rows as dataset 'arena_demo'")))
+    expect(page.get_by_text(re.compile("stored 36 eval runs rows as dataset 'evalruns_demo'"))).to_be_visible()
     expect(grid_cell(page, 0, "evalruns_demo")).to_have_count(1)
-    names = grid_cells(page, 0)
-    assert {"votes", "xss", "arena_demo", "evalruns_demo"} <= set(names)
+    assert {"arena_demo", "evalruns_demo"} <= set(grid_cells(page, 0))
     sidebar_picker(page).click()
     options = page.get_by_role("option")
-    expect(options).to_have_count(4)
     expect(options.filter(has_text="arena_demo · votes · 20,000 rows")).to_have_count(1)
+    expect(options.filter(has_text="evalruns_demo · eval runs · 36 rows")).to_have_count(1)
     screenshot(page, "05_samples_loaded")
     page.keyboard.press("Escape")
+    expect(options).to_have_count(0)
 
-    page.get_by_role("button", name="Load the sample datasets").click()
-    expect(page.get_by_text("already stored as dataset 'arena_demo'")).to_be_visible()
+    act(page, load.click, until=page.get_by_text(re.compile("already stored as dataset 'arena_demo'")))
 
 
-def test_first_request_to_data_after_a_restart_goes_through_the_router(browser, tmp_path):
-    with streamlit_server(tmp_path / "evalboard.db", tmp_path / "streamlit.log") as url:
-        context = browser.new_context(viewport=VIEWPORT)
-        try:
-            page = context.new_page()
-            page.goto(f"{url}/data")
-            expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=WAIT_MS)
-            expect(page.get_by_text("The store is empty")).to_be_visible(timeout=WAIT_MS)
-            expect(page.get_by_role("button", name="Load the sample datasets")).to_be_visible()
-            screenshot(page, "06_first_request_to_data")
-            expect(page.get_by_test_id("stSidebar")).to_contain_text("No datasets yet", timeout=3_000)
-            # the router's pages only: no helper module (pages/_shared.py …) listed as a page
-            nav = page.get_by_test_id("stSidebarNav")
-            expect(nav).to_contain_text("Rankings")
-            expect(nav.get_by_role("link")).to_have_count(router_page_count())
-            for helper in ("shared", "mapping", "uploads", "parts"):
-                expect(nav).not_to_contain_text(helper)
-        finally:
-            context.close()
+def test_first_request_to_data_after_a_restart_goes_through_the_router(browser, empty_server):
+    with new_page(browser, f"{empty_server}/data") as page:
+        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible()
+        expect(page.get_by_text("The store is empty")).to_be_visible()
+        expect(page.get_by_role("button", name="Load the sample datasets")).to_be_visible()
+        screenshot(page, "06_first_request_to_data")
+        expect(page.get_by_test_id("stSidebar")).to_contain_text("No datasets yet")
+        # the router's pages only: no helper module (pages/_shared.py …) listed as a page
+        nav = page.get_by_test_id("stSidebarNav")
+        expect(nav).to_contain_text("Rankings")
+        expect(nav.get_by_role("link")).to_have_count(router_page_count())
+        for helper in ("shared", "mapping", "uploads", "parts"):
+            expect(nav).not_to_contain_text(helper)
 
 
 def test_f_several_lm_eval_files(page, tmp_path):
@@ -266,8 +198,9 @@ def test_f_several_lm_eval_files(page, tmp_path):
                                     "config": {"model_args": f"pretrained={model}", "num_fewshot": 0}}))
         paths.append(path)
     page.get_by_text("Several files").click()
-    page.locator('input[type="file"]').nth(1).set_input_files(paths)
-    page.get_by_role("button", name="Validate and store these files").click()
-    expect(page.get_by_text("stored 2 eval runs rows as dataset '2 lm-eval files'")).to_be_visible()
+    store = page.get_by_role("button", name="Validate and store these files")
+    upload_files(page, "lm_eval_files", paths, then=store)
+    act(page, store.click,
+        until=page.get_by_text(re.compile(rf"^stored 2 eval runs rows as dataset '2 lm-eval files' {STORED_ID}")))
     expect(sidebar_picker(page)).to_have_value("2 lm-eval files · eval runs · 2 rows")
     screenshot(page, "07_lm_eval_files")

@@ -4,7 +4,9 @@ The server is ``streamlit run app.py`` with ``EVALBOARD_MODE=vote`` (the Vote pa
 with its own store. Two browser contexts (two Streamlit sessions) vote at the same time; half way the
 server is killed and started again on the same store and port, and both annotators go on. Then the
 store must hold every submitted vote exactly once, and no page ever held a model name or ran script
-from an answer. Screenshots go to tests/artifacts/.
+from an answer. Every wait is on the app's state (tests/browser_support.py): a vote is cast only on a
+page whose run has ended and whose choice is checked, so no click lands on a page being redrawn.
+Screenshots go to tests/artifacts/.
 """
 
 from __future__ import annotations
@@ -18,10 +20,20 @@ import pytest
 
 from core.campaign import connect, create_campaign, issue_tokens, read_answers, read_golden
 from core.campaign.store import token_hash
-from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, _free_port, serve
+from tests.browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    LAUNCH_ARGS,
+    VIEWPORT,
+    WAIT_MS,
+    expect,
+    free_port,
+    serve,
+    sync_playwright,
+    wait_idle,
+)
 
-playwright = pytest.importorskip("playwright.sync_api")
-expect, sync_playwright = playwright.expect, playwright.sync_playwright
+pytestmark = pytest.mark.browser
 
 MODELS = ("secret-model-alpha", "secret-model-beta", "secret-model-gamma")
 TARGET = 6
@@ -62,27 +74,25 @@ def sign_in(page, url: str, token: str, done: int) -> None:
     box = page.get_by_label("Your annotator token", exact=True)
     box.fill(token)
     box.press("Enter")
-    expect(page.get_by_text(progress_text(done))).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_role("heading", name="Answer B")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text(progress_text(done))).to_be_visible()
+    expect(page.get_by_role("heading", name="Answer B")).to_be_visible()
+    wait_idle(page)
 
 
 def choose_and_submit(page, choice: str, double: bool = False) -> None:
-    page.get_by_role("radio", name=choice, exact=True).check(force=True)
+    """Check ``choice`` on an idle page (the item's run has ended) and submit it."""
+    wait_idle(page)
+    radio = page.get_by_role("radio", name=choice, exact=True)
+    radio.check(force=True)  # the radio's own input is visually hidden behind its label
+    expect(radio).to_be_checked()
     submit = page.get_by_role("button", name="Submit")
     submit.dblclick() if double else submit.click()
 
 
-def expect_progress(page, done: int, choice: str) -> None:
-    """The page moved on to item ``done + 1``. Rarely, under load, a click lands while the page is being
-    redrawn after the previous vote and is lost (nothing is sent); the annotator, still seeing the same
-    item, submits again, as a person would. Whether votes are stored once is checked on the store."""
-    moved_on = page.get_by_text("All done" if done >= TARGET else progress_text(done))
-    try:
-        expect(moved_on).to_be_visible(timeout=WAIT_MS // 2)
-    except AssertionError:
-        expect(page.get_by_text(progress_text(done - 1))).to_be_visible()
-        choose_and_submit(page, choice)
-        expect(moved_on).to_be_visible(timeout=WAIT_MS)
+def expect_progress(page, done: int) -> None:
+    """The page moved on to item ``done + 1`` (or to the end) and its run has ended."""
+    expect(page.get_by_text("All done" if done >= TARGET else progress_text(done))).to_be_visible()
+    wait_idle(page)
 
 
 def open_items(db: Path) -> dict[str, tuple[int, str]]:
@@ -106,7 +116,7 @@ def check_page_is_clean(page) -> None:
 
 def test_two_annotators_vote_concurrently_across_a_restart(campaign_db, tmp_path):
     db, tokens = campaign_db
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "streamlit.log"
     url = f"http://127.0.0.1:{port}"
     submitted = {token: 0 for token in tokens}
@@ -121,7 +131,8 @@ def test_two_annotators_vote_concurrently_across_a_restart(campaign_db, tmp_path
             with voting_server(db, log, port) as server:
                 # The first request a fresh server gets asks for an analysis page: it gets the Vote page.
                 pages[0].goto(f"{url}/data")
-                expect(pages[0].get_by_role("heading", name="Vote", exact=True)).to_be_visible(timeout=WAIT_MS)
+                expect(pages[0].get_by_role("heading", name="Vote", exact=True)).to_be_visible()
+                wait_idle(pages[0])
                 expect(pages[0].get_by_role("heading", name="Data", exact=True)).to_have_count(0)
                 expect(pages[0].get_by_test_id("stSidebarNav")).to_have_count(0)
                 for page, token in zip(pages, tokens):
@@ -134,7 +145,7 @@ def test_two_annotators_vote_concurrently_across_a_restart(campaign_db, tmp_path
                         choose_and_submit(page, choice, double=round_ == 1)
                     for page, token in zip(pages, tokens):
                         submitted[token] += 1
-                        expect_progress(page, submitted[token], choice="A" if token == tokens[0] else "Tie")
+                        expect_progress(page, submitted[token])
                         check_page_is_clean(page)
                 pending = open_items(db)
                 server.kill()  # a crash, with an item on each screen
@@ -151,10 +162,10 @@ def test_two_annotators_vote_concurrently_across_a_restart(campaign_db, tmp_path
                         choose_and_submit(page, "Both bad")
                     for page, token in active:
                         submitted[token] += 1
-                        expect_progress(page, submitted[token], choice="Both bad")
+                        expect_progress(page, submitted[token])
                         check_page_is_clean(page)
                 for page in pages:
-                    expect(page.get_by_text("All done")).to_be_visible(timeout=WAIT_MS)
+                    expect(page.get_by_text("All done")).to_be_visible()
                     check_page_is_clean(page)
                 pages[1].screenshot(path=ARTIFACTS / "vote_02_done.png")
         finally:

@@ -120,8 +120,9 @@ def png_status(requested: bool) -> tuple[bool, str | None]:
     if export is None:
         return False, "PNG export unavailable: core.charts.export is not installed"
     try:
-        if not export.png_available():
-            return False, "PNG export unavailable (kaleido / a browser for it is missing)"
+        reason = export.png_unavailable_reason()
+        if reason:
+            return False, f"PNG export unavailable: {reason}"
     except Exception as exc:  # noqa: BLE001 - a broken exporter must not sink the rest of the report
         return False, f"PNG export unavailable: {type(exc).__name__}: {exc}"
     return True, None
