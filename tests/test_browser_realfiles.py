@@ -12,10 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.browser_support import (by_key, chromium, expect, go, new_page, screenshot, sidebar_picker,
+                                   streamlit_server, upload_files, wait_idle)
 from tests.conftest import SHARED_DATA, shared_file
-from tests.test_browser import CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, expect, screenshot, sidebar_picker, \
-    streamlit_server, sync_playwright
-from tests.test_browser_pages import IDLE_JS, act, go
 
 pytestmark = pytest.mark.browser
 STORE_MS = 240_000  # storing 350k MMLU-Pro cells on a loaded 2-core machine
@@ -24,51 +23,54 @@ RUNS_PAGES = ("Leaderboard", "Reports")
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory) -> Iterator:
+def server(tmp_path_factory) -> Iterator[str]:
+    """One server for the module; every test stores its own file, in a session of its own."""
     if not SHARED_DATA.exists():
         pytest.skip(f"real datasets not available: {SHARED_DATA}")
     folder = tmp_path_factory.mktemp("realfiles")
-    with streamlit_server(folder / "evalboard.db", folder / "streamlit.log") as url, sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS)
-        context = browser.new_context(viewport=VIEWPORT)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.goto(url)
-        expect(page.get_by_role("heading", name="Data", exact=True)).to_be_visible(timeout=WAIT_MS)
+    with streamlit_server(folder / "evalboard.db", folder / "streamlit.log") as url:
+        yield url
+
+
+@pytest.fixture
+def session(server) -> Iterator:
+    with chromium() as browser, new_page(browser, server) as page:
         yield page
-        context.close()
-        browser.close()
+
+
+def store_button(page):
+    return page.get_by_role("button", name="Validate and store", exact=True)
 
 
 def choose_file(page, relative: str) -> None:
     go(page, "Data")
-    path = shared_file(relative)
-    act(page, lambda: page.locator('input[type="file"]').first.set_input_files(path))
-    expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()  # the chip shortens long names
+    upload_files(page, "upload_file", [shared_file(relative)], then=store_button(page))
 
 
 def pick(page, label: str, option: str) -> None:
     """Choose ``option`` in the selectbox whose label is ``label`` (within the mapping form)."""
-    page.get_by_role("combobox", name=label, exact=True).click()
-    act(page, lambda: page.get_by_role("option", name=option, exact=True).click())
+    box = page.get_by_role("combobox", name=label, exact=True)
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    expect(box).to_have_value(option)
+    wait_idle(page)
 
 
 def store(page, stored_text: str, slug: str) -> None:
-    act(page, lambda: page.get_by_role("button", name="Validate and store", exact=True).click(), timeout_ms=STORE_MS)
-    # a long store reruns the script when it ends: wait for its message, not for the first idle moment
+    store_button(page).click()
+    # a long store reruns the script when it ends: wait for its message, then for the end of that run
     expect(page.get_by_text(stored_text).first).to_be_visible(timeout=STORE_MS)
-    page.wait_for_function(IDLE_JS, timeout=STORE_MS)
+    wait_idle(page, STORE_MS)
     screenshot(page, f"realfiles_{slug}_stored")
 
 
 def open_pages(page, titles: tuple[str, ...], slug: str) -> None:
     for title in titles:
-        link = page.get_by_test_id("stSidebarNav").get_by_role("link", name=title)
-        link.click()
+        page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
         # the page's own heading first (its script has started), then the end of that run
         expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible(timeout=STORE_MS)
-        page.wait_for_function(IDLE_JS, timeout=STORE_MS)
-        screenshot(page, f"realfiles_{slug}_{title.lower()}")  # before the check: a failure is seen too
+        wait_idle(page, STORE_MS)
+        screenshot(page, f"realfiles_{slug}_{title.lower()}")
         errors = page.get_by_test_id("stException")
         assert errors.count() == 0, f"{title}: {errors.all_inner_texts()}"
 
@@ -97,16 +99,11 @@ def test_alpaca_eval_1_votes_with_empty_winners_dropped(session):
 def test_mmlu_pro_wide_with_unanswered_as_zero(session):
     page = session
     choose_file(page, "mmlu_pro_per_question/correct_matrix_wide.csv")
-    act(page, lambda: page.get_by_test_id("stRadio").get_by_text("score 0", exact=True).click())
+    by_key(page, "upload_missing").get_by_text("score 0", exact=True).click()
+    expect(by_key(page, "upload_missing").get_by_role("radio", name="score 0")).to_be_checked()
+    wait_idle(page)
     store(page, "stored 348,928 eval runs rows", "mmlu")
-    open_pages(page, ("Reports",), "mmlu")
-
-
-@pytest.mark.xfail(raises=AssertionError, strict=False,
-                   reason="the Leaderboard page styles its whole per-task score table: 348,928 cells exceed pandas "
-                          "Styler's 262,144-cell limit, and Streamlit refuses it")
-def test_mmlu_pro_leaderboard_page(session):
-    open_pages(session, ("Leaderboard",), "mmlu")
+    open_pages(page, RUNS_PAGES, "mmlu")  # 349k per-task cells: no Styler, which Streamlit would refuse
 
 
 def test_llmfao_votes_as_detected(session):
@@ -147,9 +144,11 @@ def test_lm_eval_results_files(session):
     go(page, "Data")
     files = sorted(shared_file("pythia_opt_bloom_lmeval/original/evals").rglob("*.json"))
     page.get_by_text("Several files").click()
-    act(page, lambda: page.locator('input[type="file"]').nth(1).set_input_files(files), timeout_ms=STORE_MS)
-    act(page, lambda: page.get_by_role("button", name="Validate and store these files").click(), timeout_ms=STORE_MS)
+    button = page.get_by_role("button", name="Validate and store these files")
+    upload_files(page, "lm_eval_files", files, then=button)
+    button.click()
     expect(page.get_by_text("stored 2,925 eval runs rows").first).to_be_visible(timeout=STORE_MS)
+    wait_idle(page, STORE_MS)
     screenshot(page, "realfiles_lm_eval_stored")
     open_pages(page, RUNS_PAGES, "lm_eval")
 
@@ -168,6 +167,7 @@ def test_football_results_mapped_by_hand(session):
 def test_benchmark_table_refused_with_a_reason(session):
     page = session
     choose_file(page, "alpaca_eval_benchmark_table/benchmarks.csv")
-    act(page, lambda: page.get_by_role("button", name="Validate and store", exact=True).click())
+    store_button(page).click()
     expect(page.get_by_text("The file was not stored.")).to_be_visible()
+    wait_idle(page)
     screenshot(page, "realfiles_benchmarks_refused")
