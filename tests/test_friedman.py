@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from core.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q
+from core.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q, within_task_ranks
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates; the §8 figures carry 6–8 significant digits
 RTOL_SCIPY = 1e-10
@@ -122,3 +122,21 @@ def test_bad_input():
         friedman(D3, alpha=0)
     with pytest.raises(FriedmanError, match="`scores`"):
         friedman(pd.DataFrame([["a", "b"], ["c", "d"]]))
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 10, 29, 60, 150])
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+def test_nemenyi_q_equals_scipys_studentized_range(k, alpha):
+    # q_α of Demšar (2006) is the studentized range quantile at infinite df over √2; computed without
+    # importing scipy.stats (a second of every command's start), it must equal scipy's value.
+    from scipy import stats
+
+    reference = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    assert nemenyi_q(k, alpha) == pytest.approx(reference, rel=1e-9)
+
+
+def test_within_task_ranks_equal_scipys_average_ranks():
+    from scipy import stats
+
+    values = np.random.default_rng(0).integers(0, 4, (6, 40)).astype(float)  # many ties
+    np.testing.assert_array_equal(within_task_ranks(values), stats.rankdata(-values, method="average", axis=0))
