@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.io.guess import Proposal, propose_mapping, repeated_key
+from core.io.guess import Proposal, propose_mapping
 from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_from_frames
 from core.io.missing import DEFAULT_MISSING, MISSING_RULES, check_missing_rule
 from core.io.problems import InputError, Problem, ProblemList
@@ -145,15 +145,15 @@ def _refuse_unsure_guess(table: pd.DataFrame, kind: str | None, columns: Mapping
     key = wide_key_column(table, columns)
     if key is None or key[0] not in table.columns:
         return
-    repeats = repeated_key(table, key[0])
-    if not repeats:
+    repeated = table[key[0]].duplicated(keep=False).to_numpy()  # rows sharing their key with another row
+    if not repeated.any():
         return
     why = ("it has no task column (task_id, task, question_id …)" if key[1] == "model" else
            f"'{key[0]}' looks like a task column")
     problems = ProblemList(source)
     problems.add(key[0], f"detection guessed a wide score table (one row per {key[1]}, keyed by '{key[0]}') because "
-                         f"{why}; but '{key[0]}' repeats on {repeats:,} rows, so the rows are not one per {key[1]}",
-                 table[key[0]].duplicated(keep=False).to_numpy(), table[key[0]])
+                         f"{why}; but '{key[0]}' repeats on {int(repeated.sum()):,} rows, so the rows are not one per "
+                         f"{key[1]}", repeated, table[key[0]])
     raise InputError(source, problems.problems, suggestion or MAPPING_HINT)
 
 

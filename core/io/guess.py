@@ -144,7 +144,3 @@ def _one_row_per(frame: pd.DataFrame, model: str, task: str) -> bool:
     except TypeError:  # unhashable cells
         return False
 
-
-def repeated_key(frame: pd.DataFrame, column: str) -> int:
-    """How many rows share their value of ``column`` with another row."""
-    return int(np.count_nonzero(frame[column].duplicated(keep=False).to_numpy()))

@@ -94,8 +94,8 @@ class Store:
             self._bulk_insert(table, dataset_id, columns, arrays, len(frame), progress)
         return IngestResult(self.dataset(dataset_id), created=True)
 
-    def _insert_dataset(self, loaded: Loaded, name: str | None, table: str) -> int:
-        base = dataset_name(loaded.source, name)
+    def _insert_dataset(self, loaded: Loaded, base: str, table: str) -> int:
+        """``base``: the name ingest has already checked (core.io.names.dataset_name)."""
         taken = {r[0] for r in self.db.execute("SELECT name FROM datasets")}
         unique, k = base, 2
         while unique in taken:
