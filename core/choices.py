@@ -32,3 +32,5 @@ RANK_BY = ("mean", "win_rate")
 # annotator.
 DEFAULT_GOLDEN_RATE = 0.1
 DEFAULT_TARGET = 100
+DEFAULT_OVERLAP = 0.1  # share of a campaign's real items judged by several annotators
+DEFAULT_OVERLAP_K = 2  # annotators per overlap item

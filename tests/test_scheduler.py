@@ -162,12 +162,13 @@ def test_no_item_is_served_twice_to_an_annotator(campaign_run):
 
 def test_an_annotator_who_has_seen_everything_is_done(tmp_path):
     conn = connect(tmp_path / "evalboard.db")
-    campaign = create_campaign(conn, "tiny", answers_table(["a", "b", "c"], 2), golden_table(1), golden_rate=0.5,
+    # A pool of 3: the smallest a campaign is created with (core.campaign.golden.MIN_GOLDEN).
+    campaign = create_campaign(conn, "tiny", answers_table(["a", "b", "c"], 2), golden_table(3), golden_rate=0.5,
                                target=100, seed=1)
     (token,) = [t.token for t in issue_tokens(conn, campaign, 1)]
     simulate(conn, [token], 100)
     served = pd.read_sql_query("SELECT * FROM campaign_assignments", conn)
-    assert len(served) == 3 * 2 + 1  # every (pair, query) once, the one golden item once
+    assert len(served) == 3 * 2 + 3  # every (pair, query) once, each golden item once
     assert serve_next(conn, token) is None
 
 

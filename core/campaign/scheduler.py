@@ -1,21 +1,40 @@
-"""The next item for an annotator: balanced pairs, counterbalanced sides, golden items at random points.
+"""The next item for an annotator: balanced pairs, counterbalanced sides, planned golden items, overlap.
 
 Rules, in order:
 
 1. An item served but not yet voted on is served again (a reload, a restart or a second tab shows the
    same comparison; its display clock restarts unless the caller says the item is still on screen).
-2. Golden items: each serve is golden with probability ``golden_rate``, decided by a random draw seeded
-   by (campaign seed, annotator, serve number). A Bernoulli draw rather than a fixed block schedule
-   ("one in every ten") so that nothing about the last golden item tells the annotator when the next
-   one comes; the golden count per annotator is then exactly Binomial(n, rate). The correct answer is
-   put on a random side. An annotator never sees the same golden item twice; when all are used, the
-   serve is an ordinary pair.
+2. Golden items follow a plan made per annotator up front (:mod:`core.campaign.golden`): the session of
+   ``target`` items plans ``round(golden_rate × target)`` golden items, of which each annotator meets
+   ``min(pool, planned)`` distinct ones; the session is cut into that many blocks and each block holds one
+   golden item at a position drawn at random inside it (seeded by campaign seed and annotator). So a small
+   pool lasts to the end of the session instead of running out early, the last golden item falls in the
+   last block, and the gap after one golden item does not tell when the next comes. The correct answer is
+   put on a random side. An annotator never sees the same golden item twice.
 3. Pairs: the model pair shown least often so far across the campaign (ties at random), so pair counts
    stay within one of each other and every model is shown at an even pace over time; within it, the
-   query this annotator has not seen for this pair that was shown least often.
-4. Sides: the model that was on the left less often *within this pair* goes left (each pair's
+   query this annotator has not seen for this pair that was shown least often (so a fresh item, shown to
+   nobody yet, while there is one).
+4. Overlap: a share ``overlap`` of the real items (pair, query) a campaign judges is judged by
+   ``overlap_k`` annotators (default 10 %, 2), so that agreement can be measured on real items. Before a
+   fresh item, the serve takes an overlap item when (a) an item already served to 2 but fewer than
+   ``overlap_k`` annotators is waiting, or (b) the items served to 2+ annotators number fewer than
+   ``overlap × items served`` (counted at this serve: the share is held at the setting throughout the
+   campaign, not reached at the end). The overlap item is one another annotator was served *and has voted
+   on*, never one this annotator has seen; the other annotator is the one who shares the fewest items with
+   this one so far (ties at random, revoked annotators skipped), so every pair of annotators gets some
+   overlap and the pairs stay balanced; the model pair is one of those a fresh serve may take at this moment
+   (the least-shown pairs, or the active-sampling slack), in the same order, so pair counts keep their
+   bound and overlap items spread over the model pairs. When no such item exists (nobody else has voted
+   yet), the serve is fresh and the overlap waits for a later serve. Overlap items are recognisable in the
+   published votes: same ``query_id`` and the same two models (either side) from 2+ annotators.
+5. Sides: the model that was on the left less often *within this pair* goes left (each pair's
    orientation stays within one of even); when the pair is even, the model with the smaller overall
-   left-minus-right count goes left; then at random.
+   left-minus-right count goes left; then at random. An overlap item's second annotator may see it the
+   other way round.
+
+Every random choice is made by a generator seeded by (campaign seed, annotator, serve number), so a
+campaign replays identically for the same arrivals.
 
 Active sampling (optional, off by default; a campaign setting): pairs up to :data:`ACTIVE_SLACK` serves
 ahead of the least-shown pair may be drawn too, and among those the pair whose order is most uncertain
@@ -24,9 +43,11 @@ from an MM fit of the first dimension's results (one virtual win and loss per mo
 on) and n the comparisons each model has had. Uniformity is then traded for information: pair counts stay
 within ``ACTIVE_SLACK + 1`` instead of one. A heuristic, not an optimal design.
 
-Counters (per pair, per model and side, per pair and query) are kept in tables and updated in the serve
-transaction, so a serve costs a few indexed reads whatever the number of votes. They count *served*
-items: counting only votes would let concurrent annotators all draw the same least-shown pair.
+Counters (per pair: shown, sides, items served to 1+, 2+ and ``overlap_k``+ annotators; per model and
+side; per (pair, query): shown and first annotator; per annotator pair: items shared) are kept in tables
+and updated in the serve transaction, so a serve costs indexed reads whatever the number of votes (an
+overlap search at most one seek per other annotator and allowed pair). They count *served* items: counting
+only votes would let concurrent annotators all draw the same least-shown pair.
 """
 
 from __future__ import annotations
@@ -38,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.campaign.golden import golden_positions, golden_supply, session_length
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
 from core.campaign.store import Campaign, TokenError, campaign_for_token, write_transaction
 from core.bradley_terry import mm
@@ -85,7 +107,7 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
         else:
             rng = random.Random(f"{campaign.seed}:{digest}:{served + 1}")
             assignment_id = None
-            if rng.random() < campaign.golden_rate:
+            if served + 1 in _golden_plan(conn, campaign, digest):
                 assignment_id = _serve_golden(conn, campaign, digest, served + 1, rng, now)
             if assignment_id is None:
                 assignment_id = _serve_pair(conn, campaign, digest, served + 1, rng, now)
@@ -93,6 +115,21 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
                 return None
             conn.execute("UPDATE campaign_tokens SET served = served + 1 WHERE token_hash = ?", [digest])
         return _item(conn, campaign, assignment_id, done)
+
+
+def _golden_plan(conn, campaign: Campaign, digest: str) -> frozenset[int]:
+    """The serve numbers at which this annotator gets a golden item (see core.campaign.golden)."""
+    if campaign.golden_rate <= 0:
+        return frozenset()
+    # Both counts only matter up to the target (the plan never asks for more): bounded index walks.
+    pool = conn.execute("SELECT count(*) FROM (SELECT 1 FROM campaign_golden WHERE campaign_id = ? LIMIT ?)",
+                        [campaign.id, campaign.target]).fetchone()[0]
+    supply = golden_supply(pool, campaign.golden_rate, campaign.target)
+    real_items = conn.execute("SELECT count(*) FROM (SELECT 1 FROM campaign_pairs p JOIN campaign_pair_queries pq "
+                              "ON pq.pair_id = p.id WHERE p.campaign_id = ? LIMIT ?)",
+                              [campaign.id, campaign.target]).fetchone()[0]
+    length = session_length(campaign.target, real_items, supply.per_annotator)
+    return golden_positions(campaign.seed, digest, length, supply.per_annotator)
 
 
 def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
@@ -115,8 +152,9 @@ def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.R
 
 
 def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
-    pairs = conn.execute("SELECT id, model_lo, model_hi, shown, lo_left, judged, lo_score FROM campaign_pairs "
-                         "WHERE campaign_id = ? ORDER BY id", [campaign.id]).fetchall()
+    pairs = conn.execute("SELECT id, model_lo, model_hi, shown, lo_left, judged, lo_score, items_started, "
+                         "items_shared, items_complete FROM campaign_pairs WHERE campaign_id = ? ORDER BY id",
+                         [campaign.id]).fetchall()
     # This annotator's own count per pair breaks ties, so each annotator also sees the pairs evenly.
     own = dict(conn.execute("SELECT pair_id, count(*) FROM campaign_assignments WHERE token_hash = ? "
                             "AND pair_id IS NOT NULL GROUP BY pair_id", [digest]).fetchall())
@@ -124,25 +162,78 @@ def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Ran
     pairs.sort(key=lambda p: (p[3], own.get(p[0], 0), rng.random()))
     if campaign.active_sampling and pairs:
         pairs = _most_uncertain_first(pairs, own, rng)
-    for pair_id, lo, hi, shown, lo_left, _, _ in pairs:
-        query_id = _unseen_query(conn, pair_id, digest, rng)
-        if query_id is None:
-            continue
-        lo_goes_left = _lo_goes_left(conn, campaign, lo, hi, shown, lo_left, rng)
-        left, right = (lo, hi) if lo_goes_left else (hi, lo)
-        text_a, text_b = (_answer(conn, campaign, query_id, m) for m in (left, right))
-        conn.execute("UPDATE campaign_pairs SET shown = shown + 1, lo_left = lo_left + ? WHERE id = ?",
-                     [int(lo_goes_left), pair_id])
-        conn.execute("UPDATE campaign_pair_queries SET shown = shown + 1 WHERE pair_id = ? AND query_id = ?",
-                     [pair_id, query_id])
-        conn.execute("UPDATE campaign_model_sides SET n_left = n_left + 1 WHERE campaign_id = ? AND model = ?",
-                     [campaign.id, left])
-        conn.execute("UPDATE campaign_model_sides SET n_right = n_right + 1 WHERE campaign_id = ? AND model = ?",
-                     [campaign.id, right])
-        return conn.execute(
-            "INSERT INTO campaign_assignments (campaign_id, token_hash, seq, pair_id, query_id, left_model, "
-            "right_model, shown_at, len_a, len_b) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [campaign.id, digest, seq, pair_id, query_id, left, right, now, len(text_a), len(text_b)]).lastrowid
+    chosen = _overlap_item(conn, campaign, digest, pairs, rng) if pairs else None
+    if chosen is None:
+        chosen = _fresh_item(conn, digest, pairs, rng)
+    if chosen is None:
+        return None
+    (pair_id, lo, hi, shown, lo_left, *_), query_id = chosen
+    lo_goes_left = _lo_goes_left(conn, campaign, lo, hi, shown, lo_left, rng)
+    left, right = (lo, hi) if lo_goes_left else (hi, lo)
+    text_a, text_b = (_answer(conn, campaign, query_id, m) for m in (left, right))
+    before = conn.execute("SELECT shown FROM campaign_pair_queries WHERE pair_id = ? AND query_id = ?",
+                          [pair_id, query_id]).fetchone()[0]
+    if before:  # the item becomes shared with every annotator already served it
+        for (other,) in conn.execute("SELECT token_hash FROM campaign_assignments WHERE pair_id = ? AND query_id = ?",
+                                     [pair_id, query_id]).fetchall():
+            conn.executemany("INSERT INTO campaign_shared (token_hash, other, items) VALUES (?, ?, 1) "
+                             "ON CONFLICT (token_hash, other) DO UPDATE SET items = items + 1",
+                             [(digest, other), (other, digest)])
+    conn.execute("UPDATE campaign_pairs SET shown = shown + 1, lo_left = lo_left + ?, items_started = items_started + ?, "
+                 "items_shared = items_shared + ?, items_complete = items_complete + ? WHERE id = ?",
+                 [int(lo_goes_left), int(before == 0), int(before == 1), int(before + 1 == campaign.overlap_k),
+                  pair_id])
+    conn.execute("UPDATE campaign_pair_queries SET shown = shown + 1, first_token = coalesce(first_token, ?) "
+                 "WHERE pair_id = ? AND query_id = ?", [digest, pair_id, query_id])
+    conn.execute("UPDATE campaign_model_sides SET n_left = n_left + 1 WHERE campaign_id = ? AND model = ?",
+                 [campaign.id, left])
+    conn.execute("UPDATE campaign_model_sides SET n_right = n_right + 1 WHERE campaign_id = ? AND model = ?",
+                 [campaign.id, right])
+    return conn.execute(
+        "INSERT INTO campaign_assignments (campaign_id, token_hash, seq, pair_id, query_id, left_model, "
+        "right_model, shown_at, len_a, len_b) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [campaign.id, digest, seq, pair_id, query_id, left, right, now, len(text_a), len(text_b)]).lastrowid
+
+
+def _fresh_item(conn, digest: str, pairs: list[tuple], rng: random.Random) -> tuple[tuple, str] | None:
+    for pair in pairs:
+        query_id = _unseen_query(conn, pair[0], digest, rng)
+        if query_id is not None:
+            return pair, query_id
+    return None
+
+
+def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple],
+                  rng: random.Random) -> tuple[tuple, str] | None:
+    """An item another annotator has voted on, when the overlap rule asks for one (module docstring, rule 4)."""
+    started, shared, complete = (sum(p[i] for p in pairs) for i in (7, 8, 9))
+    wanted = []  # ranges of 'served to n annotators' to draw from, in order
+    if shared > complete:  # items on their way to overlap_k annotators come first
+        wanted.append((2, campaign.overlap_k - 1))
+    if campaign.overlap > 0 and shared + 1 <= campaign.overlap * started + 1e-9:
+        wanted.append((1, 1))
+    if not wanted:
+        return None
+    slack = ACTIVE_SLACK if campaign.active_sampling else 0
+    least = min(p[3] for p in pairs)
+    allowed = [p for p in pairs if p[3] <= least + slack]  # what a fresh serve may take now, in its order
+    partners = conn.execute(
+        "SELECT t.token_hash, coalesce(s.items, 0) FROM campaign_tokens t LEFT JOIN campaign_shared s "
+        "ON s.token_hash = ? AND s.other = t.token_hash WHERE t.campaign_id = ? AND t.revoked = 0 "
+        "AND t.token_hash != ?", [digest, campaign.id, digest]).fetchall()
+    partners.sort(key=lambda p: (p[1], rng.random()))
+    for low, high in wanted:
+        for partner, _ in partners:
+            for pair in allowed:
+                row = conn.execute(
+                    "SELECT query_id FROM campaign_pair_queries pq WHERE first_token = ? AND pair_id = ? "
+                    "AND shown BETWEEN ? AND ? AND EXISTS (SELECT 1 FROM campaign_assignments a WHERE "
+                    "a.token_hash = pq.first_token AND a.pair_id = pq.pair_id AND a.query_id = pq.query_id "
+                    "AND a.voted = 1) AND NOT EXISTS (SELECT 1 FROM campaign_assignments a WHERE a.token_hash = ? "
+                    "AND a.pair_id = pq.pair_id AND a.query_id = pq.query_id) LIMIT 1",
+                    [partner, pair[0], low, high, digest]).fetchone()
+                if row is not None:
+                    return pair, row[0]
     return None
 
 
@@ -153,7 +244,7 @@ def _most_uncertain_first(pairs: list[tuple], own: dict[int, int], rng: random.R
     models = sorted({m for p in pairs for m in p[1:3]})
     index = {m: i for i, m in enumerate(models)}
     wins = np.zeros((len(models), len(models)))
-    for _, lo, hi, _, _, judged, lo_score in pairs:
+    for _, lo, hi, _, _, judged, lo_score, *_ in pairs:
         wins[index[lo], index[hi]] += lo_score
         wins[index[hi], index[lo]] += judged - lo_score
     # A ranking of uncertainty needs θ to a few decimals, not METHODS' 1e-6: a loose tolerance keeps a serve fast.

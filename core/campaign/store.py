@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from core.campaign.inputs import pair_items
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
+from core.campaign.golden import golden_supply
+from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from core.cleaning import CleaningRules, clean_answer
 from core.schema import DEFAULT_DIMENSION
 from core.store.connection import connect, write_transaction  # noqa: F401 - connect is re-exported
@@ -50,6 +51,8 @@ class Campaign:
     seed: int
     cleaning: CleaningRules
     active_sampling: bool = False  # prefer uncertain pairs (see core.campaign.scheduler)
+    overlap: float = 0.0  # share of real items judged by overlap_k annotators (see core.campaign.scheduler)
+    overlap_k: int = 2
 
 
 @dataclass(frozen=True)
@@ -68,22 +71,30 @@ def token_hash(token: str) -> str:
 def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, golden: pd.DataFrame | None = None,
                     dimensions: Sequence[str] = (DEFAULT_DIMENSION,), golden_rate: float = DEFAULT_GOLDEN_RATE,
                     target: int = DEFAULT_TARGET, cleaning: CleaningRules = CleaningRules(),
-                    seed: int | None = None, active_sampling: bool = False) -> Campaign:
-    """Store a campaign from validated answers (and golden items) in one transaction."""
-    name = _check_settings(name, dimensions, golden_rate, target)
+                    seed: int | None = None, active_sampling: bool = False, overlap: float = DEFAULT_OVERLAP,
+                    overlap_k: int = DEFAULT_OVERLAP_K) -> Campaign:
+    """Store a campaign from validated answers (and golden items) in one transaction.
+
+    Refused (CampaignError, nothing stored) when a setting is out of range or the golden pool cannot give
+    each annotator the minimum of :mod:`core.campaign.golden`.
+    """
+    name = _check_settings(name, dimensions, golden_rate, target, overlap, overlap_k)
     dimensions = tuple(d.strip() for d in dimensions)
     if golden_rate > 0 and (golden is None or golden.empty):
         raise CampaignError(f"golden_rate is {golden_rate:g} but there are no golden items: add a golden file "
                             "or set the golden rate to 0")
+    supply = golden_supply(0 if golden is None else len(golden), golden_rate, target)
+    if supply.refused:
+        raise CampaignError(supply.refusal())
     seed = secrets.randbits(31) if seed is None else int(seed)
     with write_transaction(conn):
         if conn.execute("SELECT 1 FROM campaign_campaigns WHERE name = ?", [name]).fetchone():
             raise CampaignError(f"a campaign named {name!r} already exists")
         campaign_id = conn.execute(
             "INSERT INTO campaign_campaigns (name, created_at, dimensions, golden_rate, target, seed, cleaning, "
-            "active_sampling) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "active_sampling, overlap, overlap_k) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [name, time.time(), json.dumps(dimensions), float(golden_rate), int(target), seed,
-             json.dumps(asdict(cleaning)), int(bool(active_sampling))]).lastrowid
+             json.dumps(asdict(cleaning)), int(bool(active_sampling)), float(overlap), int(overlap_k)]).lastrowid
         queries = answers.drop_duplicates("query_id")
         conn.executemany("INSERT INTO campaign_queries VALUES (?, ?, ?, ?, ?)",
                          [(campaign_id, q, p, c, g) for q, p, c, g in
@@ -110,7 +121,8 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
     return get_campaign(conn, name)
 
 
-def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, target: int) -> str:
+def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, target: int, overlap: float,
+                    overlap_k: int) -> str:
     name = (name or "").strip()
     if not name:
         raise CampaignError("the campaign needs a name")
@@ -123,19 +135,24 @@ def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, ta
         raise CampaignError(f"golden_rate must lie in [0, 1), not {golden_rate!r}")
     if int(target) < 1:
         raise CampaignError(f"target must be a positive number of items, not {target!r}")
+    if not 0 <= overlap <= 1:  # also refuses NaN
+        raise CampaignError(f"overlap must lie in [0, 1] (the share of items judged by several annotators), "
+                            f"not {overlap!r}")
+    if int(overlap_k) != overlap_k or overlap_k < 2:
+        raise CampaignError(f"overlap_k must be a whole number of annotators of at least 2, not {overlap_k!r}")
     return name
 
 
 def get_campaign(conn: sqlite3.Connection, name: str | int) -> Campaign:
     key = "id" if isinstance(name, int) else "name"
-    row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning, active_sampling "
-                       f"FROM campaign_campaigns WHERE {key} = ?", [name]).fetchone()
+    row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning, active_sampling, overlap, "
+                       f"overlap_k FROM campaign_campaigns WHERE {key} = ?", [name]).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT name FROM campaign_campaigns ORDER BY id")]
         raise CampaignError(f"no campaign named {name!r}" + (f" (campaigns: {', '.join(known)})" if known else ""))
-    id_, name, dims, rate, target, seed, cleaning, active = row
+    id_, name, dims, rate, target, seed, cleaning, active, overlap, overlap_k = row
     return Campaign(id_, name, tuple(json.loads(dims)), rate, target, seed, CleaningRules(**json.loads(cleaning)),
-                    bool(active))
+                    bool(active), float(overlap), int(overlap_k))
 
 
 def list_campaigns(conn: sqlite3.Connection) -> list[Campaign]:

@@ -23,7 +23,7 @@ from core.schema import OUTCOMES
 from core.store.connection import write_transaction
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class SchemaTooNew(RuntimeError):
@@ -48,7 +48,8 @@ CAMPAIGN = """
 CREATE TABLE IF NOT EXISTS campaign_campaigns (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
     dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
-    seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0);
+    seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0,
+    overlap REAL NOT NULL DEFAULT 0, overlap_k INTEGER NOT NULL DEFAULT 2);
 CREATE TABLE IF NOT EXISTS campaign_queries (
     campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
     category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
@@ -66,19 +67,27 @@ CREATE TABLE IF NOT EXISTS campaign_tokens (
     served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
 -- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
--- judged and the lower model's score on the first dimension), per model and side, per (pair, query).
+-- judged and the lower model's score on the first dimension; its items served to 1+, 2+ and overlap_k+
+-- annotators), per model and side, per (pair, query) (and who was served it first), per annotator pair.
 CREATE TABLE IF NOT EXISTS campaign_pairs (
     id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
     shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
-    lo_score REAL NOT NULL DEFAULT 0, UNIQUE (campaign_id, model_lo, model_hi));
+    lo_score REAL NOT NULL DEFAULT 0, items_started INTEGER NOT NULL DEFAULT 0,
+    items_shared INTEGER NOT NULL DEFAULT 0, items_complete INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (campaign_id, model_lo, model_hi));
 CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
 CREATE TABLE IF NOT EXISTS campaign_model_sides (
     campaign_id INTEGER NOT NULL, model TEXT NOT NULL, n_left INTEGER NOT NULL DEFAULT 0,
     n_right INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign_id, model));
 CREATE TABLE IF NOT EXISTS campaign_pair_queries (
-    pair_id INTEGER NOT NULL, query_id TEXT NOT NULL, shown INTEGER NOT NULL DEFAULT 0,
+    pair_id INTEGER NOT NULL, query_id TEXT NOT NULL, shown INTEGER NOT NULL DEFAULT 0, first_token TEXT,
     PRIMARY KEY (pair_id, query_id));
 CREATE INDEX IF NOT EXISTS campaign_pair_queries_by_count ON campaign_pair_queries (pair_id, shown);
+CREATE INDEX IF NOT EXISTS campaign_pair_queries_by_first ON campaign_pair_queries (first_token, pair_id, shown);
+-- Items served to both annotators of a pair, once in each direction (a serve reads only its own rows).
+CREATE TABLE IF NOT EXISTS campaign_shared (
+    token_hash TEXT NOT NULL, other TEXT NOT NULL, items INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (token_hash, other));
 -- Served items. A pair item is never served twice to one annotator (the unique index enforces it).
 CREATE TABLE IF NOT EXISTS campaign_assignments (
     id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, token_hash TEXT NOT NULL, seq INTEGER NOT NULL,
@@ -91,6 +100,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS campaign_assignments_golden_once ON campaign_a
     WHERE golden_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS campaign_assignments_open ON campaign_assignments (token_hash, voted);
 CREATE INDEX IF NOT EXISTS campaign_assignments_by_campaign ON campaign_assignments (campaign_id, voted);
+CREATE INDEX IF NOT EXISTS campaign_assignments_by_item ON campaign_assignments (pair_id, query_id)
+    WHERE pair_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS campaign_votes (
     id INTEGER PRIMARY KEY, assignment_id INTEGER NOT NULL, dimension TEXT NOT NULL, winner TEXT NOT NULL,
     voted_at REAL NOT NULL, response_time_s REAL NOT NULL, UNIQUE (assignment_id, dimension));
@@ -182,8 +193,39 @@ def _to_1(conn: sqlite3.Connection) -> None:
     _add_column(conn, "campaign_campaigns", "active_sampling", "INTEGER NOT NULL DEFAULT 0")
 
 
+def _to_2(conn: sqlite3.Connection) -> None:
+    """Version 2: overlap items (judged by several annotators). Campaigns made before it keep their schedule
+    (overlap 0); the per-item and per-pair counters the overlap draw reads are filled from the served items."""
+    _add_column(conn, "campaign_campaigns", "overlap", "REAL NOT NULL DEFAULT 0")
+    _add_column(conn, "campaign_campaigns", "overlap_k", "INTEGER NOT NULL DEFAULT 2")
+    for column in ("items_started", "items_shared", "items_complete"):
+        _add_column(conn, "campaign_pairs", column, "INTEGER NOT NULL DEFAULT 0")
+    _add_column(conn, "campaign_pair_queries", "first_token", "TEXT")
+    present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if {"campaign_pairs", "campaign_pair_queries", "campaign_assignments"} <= present:
+        conn.execute("CREATE INDEX IF NOT EXISTS campaign_assignments_by_item ON campaign_assignments "
+                     "(pair_id, query_id) WHERE pair_id IS NOT NULL")
+        conn.execute("UPDATE campaign_pair_queries SET first_token = (SELECT a.token_hash FROM campaign_assignments a "
+                     "WHERE a.pair_id = campaign_pair_queries.pair_id AND a.query_id = campaign_pair_queries.query_id "
+                     "ORDER BY a.id LIMIT 1) WHERE first_token IS NULL AND shown > 0")
+        conn.execute("UPDATE campaign_pairs SET "
+                     "items_started = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
+                     "AND q.shown >= 1), "
+                     "items_shared = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
+                     "AND q.shown >= 2), items_complete = (SELECT count(*) FROM campaign_pair_queries q "
+                     "WHERE q.pair_id = campaign_pairs.id AND q.shown >= 2)")
+    if "campaign_assignments" in present:
+        conn.execute("CREATE TABLE IF NOT EXISTS campaign_shared (token_hash TEXT NOT NULL, other TEXT NOT NULL, "
+                     "items INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (token_hash, other))")
+        conn.execute("DELETE FROM campaign_shared")
+        conn.execute("INSERT INTO campaign_shared (token_hash, other, items) SELECT a.token_hash, b.token_hash, "
+                     "count(*) FROM campaign_assignments a JOIN campaign_assignments b ON a.pair_id = b.pair_id "
+                     "AND a.query_id = b.query_id AND a.token_hash != b.token_hash "
+                     "WHERE a.pair_id IS NOT NULL GROUP BY a.token_hash, b.token_hash")
+
+
 # MIGRATIONS[v] takes a file from version v - 1 to v. Each must be safe on a partly migrated file.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2}
 _EXPECTED = expected_objects()
 
 
