@@ -24,8 +24,8 @@ Rules, in order:
    on*, never one this annotator has seen; the other annotator is the one who shares the fewest items with
    this one so far (ties at random, revoked annotators skipped), so every pair of annotators gets some
    overlap and the pairs stay balanced; the model pair is one of those a fresh serve may take at this moment
-   (the least-shown pairs, or the active-sampling slack), in the same order, so pair counts keep their
-   bound and overlap items spread over the model pairs. When no such item exists (nobody else has voted
+   (the least-shown pairs, or the active-sampling slack), the one with the fewest overlap items first, so
+   pair counts keep their bound and overlap items spread evenly over the model pairs. When no such item exists (nobody else has voted
    yet), the serve is fresh and the overlap waits for a later serve. Overlap items are recognisable in the
    published votes: same ``query_id`` and the same two models (either side) from 2+ annotators.
 5. Sides: the model that was on the left less often *within this pair* goes left (each pair's
@@ -216,7 +216,8 @@ def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple],
         return None
     slack = ACTIVE_SLACK if campaign.active_sampling else 0
     least = min(p[3] for p in pairs)
-    allowed = [p for p in pairs if p[3] <= least + slack]  # what a fresh serve may take now, in its order
+    # What a fresh serve may take now; the pair with the fewest overlap items first, then in the fresh order.
+    allowed = sorted((p for p in pairs if p[3] <= least + slack), key=lambda p: p[8])
     partners = conn.execute(
         "SELECT t.token_hash, coalesce(s.items, 0) FROM campaign_tokens t LEFT JOIN campaign_shared s "
         "ON s.token_hash = ? AND s.other = t.token_hash WHERE t.campaign_id = ? AND t.revoked = 0 "

@@ -218,3 +218,27 @@ def progress(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
     frame["revoked"] = frame["revoked"].astype(bool)
     frame["target"] = campaign.target
     return frame
+
+
+@dataclass(frozen=True)
+class OverlapCount:
+    """Real items judged so far (golden items apart), and how many of them by 2+ and by overlap_k+ annotators."""
+
+    items: int
+    items_2plus: int
+    items_k: int
+    overlap: float  # the campaign's setting
+    overlap_k: int
+
+    @property
+    def share(self) -> float | None:
+        return self.items_2plus / self.items if self.items else None
+
+
+def overlap_count(conn: sqlite3.Connection, campaign: Campaign) -> OverlapCount:
+    """Items judged (voted on) once, by 2+ and by ``overlap_k``+ annotators, from the votes stored so far."""
+    items, two, k = conn.execute(
+        "SELECT count(*), coalesce(sum(n >= 2), 0), coalesce(sum(n >= ?), 0) FROM (SELECT count(*) AS n FROM "
+        "campaign_assignments WHERE campaign_id = ? AND voted = 1 AND pair_id IS NOT NULL GROUP BY pair_id, query_id)",
+        [campaign.overlap_k, campaign.id]).fetchone()
+    return OverlapCount(int(items), int(two), int(k), campaign.overlap, campaign.overlap_k)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from contextlib import closing
 
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
+from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from core.formats import terminal_text as shown
 
 # Only light modules at import: `evalboard --help` builds this parser, so each action imports the
@@ -34,6 +35,11 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
     who.add_argument("--annotators", metavar="A,B,C", help="issue one token per named annotator")
     create.add_argument("--target", type=int, default=DEFAULT_TARGET,
                         help=f"items per annotator (default {DEFAULT_TARGET})")
+    create.add_argument("--overlap", type=float, default=DEFAULT_OVERLAP, metavar="SHARE",
+                        help=f"share of real items judged by several annotators, for agreement (default "
+                             f"{DEFAULT_OVERLAP:g}; 0 for none)")
+    create.add_argument("--overlap-k", type=int, default=DEFAULT_OVERLAP_K, metavar="K",
+                        help=f"annotators per overlap item (default {DEFAULT_OVERLAP_K})")
     create.add_argument("--no-clean", action="append", default=[], choices=RULES,
                         help="show this kind of text as written (repeatable)")
     create.add_argument("--seed", type=int, help="seed of the scheduler's random draws (default: random)")
@@ -79,6 +85,7 @@ def _names(text: str | None) -> list[str]:
 
 
 def _create(conn, args: argparse.Namespace) -> int:
+    from core.campaign.golden import golden_supply
     from core.campaign.inputs import read_answers, read_golden
     from core.campaign.store import CampaignError, create_campaign, issue_tokens
     from core.cleaning import CleaningRules
@@ -91,11 +98,17 @@ def _create(conn, args: argparse.Namespace) -> int:
     cleaning = CleaningRules(**{rule: rule not in args.no_clean for rule in RULES})
     campaign = create_campaign(conn, args.name, answers, golden, dimensions=_names(args.dimensions),
                                golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed,
-                               active_sampling=args.active_sampling)
+                               active_sampling=args.active_sampling, overlap=args.overlap, overlap_k=args.overlap_k)
     n_models = answers["model"].nunique()
     print(f"campaign '{shown(campaign.name)}': {answers['query_id'].nunique():,} queries, {n_models} models, "
           f"{0 if golden is None else len(golden):,} golden items (rate {campaign.golden_rate:g}), "
-          f"dimensions {shown(', '.join(campaign.dimensions))}, target {campaign.target:,} items per annotator")
+          f"dimensions {shown(', '.join(campaign.dimensions))}, target {campaign.target:,} items per annotator, "
+          f"{_overlap_setting(campaign)}")
+    supply = golden_supply(0 if golden is None else len(golden), campaign.golden_rate, campaign.target)
+    if supply.planned:
+        print(supply.summary())
+    for warning in supply.warnings():
+        print(f"warning: {warning}", file=sys.stderr)
     _print_tokens(issue_tokens(conn, campaign, args.tokens, _names(args.annotators)))
     return 0
 
@@ -123,8 +136,14 @@ def _print_tokens(issued) -> None:
         print(f"{shown(token.label)}\t{token.token}")
 
 
+def _overlap_setting(campaign) -> str:
+    if campaign.overlap <= 0:
+        return "no overlap (each item judged once)"
+    return f"overlap {campaign.overlap:.0%} of items judged by {campaign.overlap_k} annotators"
+
+
 def _status(conn, args: argparse.Namespace) -> int:
-    from core.campaign.store import get_campaign, list_campaigns, progress
+    from core.campaign.store import get_campaign, list_campaigns, overlap_count, progress
 
     if not args.name:
         campaigns = list_campaigns(conn)
@@ -135,13 +154,19 @@ def _status(conn, args: argparse.Namespace) -> int:
         return 0
     campaign = get_campaign(conn, args.name)
     table = progress(conn, campaign)
+    overlap = overlap_count(conn, campaign)
     if args.format == "json":
         print(json.dumps({"campaign": campaign.name, "target": campaign.target, "dimensions": campaign.dimensions,
                           "golden_rate": campaign.golden_rate, "active_sampling": campaign.active_sampling,
+                          "overlap": campaign.overlap, "overlap_k": campaign.overlap_k,
+                          "real_items_judged": overlap.items, "real_items_judged_2plus": overlap.items_2plus,
                           "annotators": json.loads(table.to_json(orient="records"))}))
         return 0
     print(f"campaign '{shown(campaign.name)}': {int(table['done'].sum()):,} items judged by {len(table)} annotators "
           f"(target {campaign.target:,} each)")
+    share = "" if overlap.share is None else f" ({overlap.share:.1%})"
+    print(f"  real items judged: {overlap.items:,}; by 2+ annotators: {overlap.items_2plus:,}{share} "
+          f"[{_overlap_setting(campaign)}]")
     for row in table.itertuples(index=False):
         state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,}"
         print(f"  {shown(row.annotator)}\t{state}\tgolden {row.golden_done:,}")
