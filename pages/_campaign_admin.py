@@ -1,7 +1,8 @@
 """Campaign administration for the Data page, and the sidebar button that refreshes a campaign's votes.
 
-``campaign_section()`` creates campaigns from uploaded files, hands out tokens (shown once, downloadable),
-revokes them, shows progress per annotator and publishes the votes as a dataset.
+``campaign_section()`` creates campaigns from uploaded files (the form is in ``pages._campaign_create``),
+hands out tokens (shown once, downloadable), revokes them, shows progress per annotator and the overlap
+so far, and publishes the votes as a dataset.
 ``refresh_control(dataset)`` re-publishes the active campaign snapshot and makes the new one active.
 """
 
@@ -13,23 +14,25 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
-from core.campaign import (CampaignError, campaign_of_dataset, connect, create_campaign, issue_tokens,
-                           list_campaigns, progress, publish, read_answers, read_golden, revoke_token)
-from core.cleaning import CleaningRules
+from core.campaign import (CampaignError, campaign_of_dataset, connect, issue_tokens, list_campaigns, overlap_count,
+                           progress, publish, revoke_token)
 from core.formats import csv_frame
 from core.io import InputError
 from core.store import Dataset, default_db_path
+from pages._campaign_create import create_form, sentence
 from pages._shared import plain, select_after_rerun
 
-RULES = {"urls": "URLs", "citations": "citation markers", "emoji": "emoji", "whitespace": "extra whitespace"}
 NEW_TOKENS = "campaign_new_tokens"  # (campaign name, [(annotator, token)]) shown once after creation
 FLASH = "campaign_flash"
+FLASH_WARNINGS = "campaign_flash_warnings"
 
 
 def campaign_section() -> None:
     flash = st.session_state.pop(FLASH, None)
     if flash:
         st.success(plain(flash))
+    for warning in st.session_state.pop(FLASH_WARNINGS, []):
+        st.warning(plain(sentence(warning)))
     _show_new_tokens()
     try:
         _sections()
@@ -42,56 +45,17 @@ def _sections() -> None:
         campaigns = list_campaigns(conn)
         tab_manage, tab_create = st.tabs(["Manage", "New campaign"])
         with tab_create:
-            _create_form(conn)
+            created = create_form(conn)
+            if created is not None:
+                st.session_state[NEW_TOKENS] = (created.campaign.name, [(t.label, t.token) for t in created.tokens])
+                st.session_state[FLASH] = f"Campaign '{created.campaign.name}' created."
+                st.session_state[FLASH_WARNINGS] = created.warnings
+                st.rerun()
         with tab_manage:
             if not campaigns:
                 st.info("No voting campaign yet: create one under New campaign.")
             else:
                 _manage(conn, campaigns)
-
-
-def _create_form(conn: sqlite3.Connection) -> None:
-    st.caption("Answers: CSV/JSONL with query_id, prompt, model, answer (optional category, game_id). "
-               "Golden items: question, correct_answer, wrong_answer (optional category).")
-    name = st.text_input("Campaign name", key="campaign_name")
-    answers = st.file_uploader("Answers file", type=["csv", "jsonl", "json", "parquet"], key="campaign_answers")
-    golden = st.file_uploader("Golden file (optional)", type=["csv", "jsonl", "json", "parquet"],
-                              key="campaign_golden")
-    left, middle, right = st.columns(3)
-    dimensions = left.text_input("Dimensions (comma-separated)", value="overall", key="campaign_dimensions")
-    rate = middle.number_input("Golden rate", min_value=0.0, max_value=0.9, value=0.1, step=0.05,
-                               key="campaign_golden_rate", help="share of items that are golden questions")
-    target = right.number_input("Items per annotator", min_value=1, value=100, step=10, key="campaign_target")
-    left, right = st.columns(2)
-    count = left.number_input("Tokens to issue", min_value=0, value=3, step=1, key="campaign_token_count")
-    names = right.text_input("…or annotator names (comma-separated)", key="campaign_annotators")
-    removed = st.multiselect("Remove from answers", options=list(RULES), default=list(RULES),
-                             format_func=RULES.get, key="campaign_rules")
-    active = st.checkbox("Active sampling", key="campaign_active",
-                         help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit; "
-                              "pair counts may then differ by a few instead of one")
-    if not st.button("Create campaign", key="campaign_create", type="primary", disabled=answers is None):
-        return
-    try:
-        answer_table = read_answers(answers, name=answers.name)
-        golden_table = read_golden(golden, name=golden.name) if golden is not None else None
-        campaign = create_campaign(conn, name, answer_table, golden_table,
-                                   dimensions=[d for d in dimensions.split(",") if d.strip()],
-                                   golden_rate=float(rate) if golden_table is not None else 0.0, target=int(target),
-                                   cleaning=CleaningRules(**{rule: rule in removed for rule in RULES}),
-                                   active_sampling=active)
-        labels = [n.strip() for n in names.split(",") if n.strip()]
-        issued = issue_tokens(conn, campaign, 0 if labels else int(count), labels)
-    except InputError as exc:
-        st.error("The campaign was not created.")
-        st.code(str(exc), language=None, wrap_lines=True)
-        return
-    except CampaignError as exc:
-        st.error(f"The campaign was not created: {plain(exc)}")
-        return
-    st.session_state[NEW_TOKENS] = (campaign.name, [(t.label, t.token) for t in issued])
-    st.session_state[FLASH] = f"Campaign '{campaign.name}' created."
-    st.rerun()
 
 
 def tokens_csv(tokens: list[tuple[str, str]]) -> bytes:
@@ -122,9 +86,11 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     table = progress(conn, chosen)
     done = int(table["done"].sum())
     sampling = " · active sampling" if chosen.active_sampling else ""
+    overlap = overlap_count(conn, chosen)
+    shared = (f"overlap {chosen.overlap:.0%} by {chosen.overlap_k} annotators: {overlap.items_2plus:,} of "
+              f"{overlap.items:,} real items judged by 2+" if chosen.overlap > 0 else "no overlap")
     st.caption(f"Dimensions: {plain(', '.join(chosen.dimensions))} · golden rate {chosen.golden_rate:.0%}"
-               f"{sampling} · "
-               f"{done:,} items judged · target {chosen.target:,} per annotator")
+               f"{sampling} · {done:,} items judged · target {chosen.target:,} per annotator · {shared}")
     st.dataframe(table.drop(columns="target"), hide_index=True, key="campaign_progress",
                  column_config={"done": st.column_config.NumberColumn(format="%d"),
                                 "golden_done": st.column_config.NumberColumn("golden", format="%d")})

@@ -197,17 +197,35 @@ def test_create_a_campaign_on_the_data_page(app, db_path):
     at.text_input(key="campaign_name").set_value("from page")
     at.file_uploader(key="campaign_answers").set_value(("answers.csv", ANSWERS_CSV, "text/csv"))
     at.file_uploader(key="campaign_golden").set_value(("golden.csv", GOLDEN_CSV, "text/csv"))
+    at.number_input(key="campaign_target").set_value(10)  # 2 golden items suffice for 1 per annotator
+    at.number_input(key="campaign_overlap").set_value(0.2)
     at.text_input(key="campaign_annotators").set_value("ann, bob")
     run(at)
+    assert "Golden supply: each annotator's 10 items plan 1 golden item (rate 0.1)" in " ".join(texts(at.caption))
     at.button(key="campaign_create").click()
     run(at)
     assert "Campaign 'from page' created." in texts(at.success)
+    assert any("golden accuracy needs 3" in w for w in texts(at.warning))
+    assert connect(db_path).execute("SELECT overlap, overlap_k FROM campaign_campaigns").fetchall() == [(0.2, 2)]
     tokens = table_with(at, "token")
     assert tokens["annotator"].tolist() == ["ann", "bob"]
     assert serve_next(connect(db_path), tokens["token"].iloc[0]) is not None
     at.button(key="campaign_tokens_done").click()
     run(at)
     assert table_with(at, "token") is None
+
+
+def test_a_golden_pool_too_small_is_refused_on_the_data_page(app, db_path):
+    at = run(AppTest.from_file(APP, default_timeout=60))
+    at.text_input(key="campaign_name").set_value("few golden")
+    at.file_uploader(key="campaign_answers").set_value(("answers.csv", ANSWERS_CSV, "text/csv"))
+    at.file_uploader(key="campaign_golden").set_value(("golden.csv", GOLDEN_CSV, "text/csv"))
+    run(at)  # rate 0.1 × 100 items plan 10 golden items each; the pool has 2
+    assert any("Too few golden items" in e for e in texts(at.error))
+    at.button(key="campaign_create").click()
+    run(at)
+    assert any("The campaign was not created: the golden pool has 2 items" in e for e in texts(at.error))
+    assert connect(db_path).execute("SELECT count(*) FROM campaign_campaigns").fetchone()[0] == 0
 
 
 def test_a_bad_answers_file_is_reported_and_nothing_created(app, db_path):

@@ -60,7 +60,7 @@ class GoldenSupply:
     def summary(self) -> str:
         if self.planned == 0:
             return "no golden items (golden rate 0)"
-        return (f"golden supply: each annotator's {self.target:,} items plan {self.planned:,} golden items "
+        return (f"golden supply: each annotator's {self.target:,} items plan {_items(self.planned, 'golden item')} "
                 f"(rate {self.golden_rate:g}); the pool has {self.pool:,}, so each annotator meets "
                 f"{self.per_annotator:,}, spread over the whole session")
 
@@ -81,6 +81,10 @@ class GoldenSupply:
         return (f"the golden pool has {self.pool:,} item{'s' if self.pool != 1 else ''} but each annotator needs at "
                 f"least {self.minimum} (golden accuracy is not evaluable below {MIN_GOLDEN} golden items, so a "
                 f"smaller pool checks nobody): add golden items or set the golden rate to 0")
+
+
+def _items(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'s' if n != 1 else ''}"
 
 
 def golden_supply(pool: int, golden_rate: float, target: int) -> GoldenSupply:
