@@ -5,15 +5,17 @@ stored votes are written in bulk by a fast equivalent of the serve/vote path: th
 scheduler would pick (least-shown pair, balanced sides, unseen query), with every counter the scheduler
 reads (per pair, per model and side, per pair and query, per token) set to match. Then ``--iterations``
 rounds of "serve next item" and "store vote" through the real code, for annotators who already have
-200 votes each, on the store file (WAL), without and with active sampling; plus what one Vote page run
+200 votes each, on the store file (WAL), without and with active sampling, with an overlap share of
+``--overlap`` (0.5 makes nearly every serve search for an overlap item); plus what one Vote page run
 costs in the store (open a connection, serve the item on screen again). Prints median and p90 in
 milliseconds.
-Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500]``.
+Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500] [--overlap 0.1]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import random
 import statistics
@@ -56,6 +58,8 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
     lo_left = np.zeros(len(pairs), dtype=np.int64)
     lo_score = np.zeros(len(pairs))
     query_shown: dict[tuple[int, str], int] = {}
+    first_token: dict[tuple[int, str], str] = {}  # who was served each item first (overlap candidates)
+    judges: dict[tuple[int, str], list[str]] = {}
     sides = {m: [0, 0] for p in pairs for m in p[1:]}
     assignments, votes = [], []
     next_id = itertools.count(1)
@@ -74,6 +78,8 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
             sides[left][0] += 1
             sides[right][1] += 1
             query_shown[pair_id, query_id] = query_shown.get((pair_id, query_id), 0) + 1
+            first_token.setdefault((pair_id, query_id), digest)
+            judges.setdefault((pair_id, query_id), []).append(digest)
             assignment_id = next(next_id)
             assignments.append((assignment_id, campaign.id, digest, seq, pair_id, query_id, left, right, now, 400,
                                 400, 1))
@@ -90,8 +96,17 @@ def bulk_votes(conn, campaign, tokens: list[str], n_votes: int, rng: random.Rand
         conn.executemany("UPDATE campaign_pairs SET shown = ?, lo_left = ?, judged = ?, lo_score = ? WHERE id = ?",
                          [(int(s), int(left), int(s), float(score), p[0])
                           for s, left, score, p in zip(pair_shown, lo_left, lo_score, pairs)])
-        conn.executemany("UPDATE campaign_pair_queries SET shown = ? WHERE pair_id = ? AND query_id = ?",
-                         [(n, p, q) for (p, q), n in query_shown.items()])
+        conn.executemany("UPDATE campaign_pair_queries SET shown = ?, first_token = ? WHERE pair_id = ? "
+                         "AND query_id = ?", [(n, first_token[p, q], p, q) for (p, q), n in query_shown.items()])
+        served = collections.Counter()  # (pair, at least n annotators) -> items
+        for (p, _), n in query_shown.items():
+            served.update((p, low) for low in {1, 2, campaign.overlap_k} if n >= low)
+        conn.executemany("UPDATE campaign_pairs SET items_started = ?, items_shared = ?, items_complete = ? "
+                         "WHERE id = ?", [(served[p[0], 1], served[p[0], 2], served[p[0], campaign.overlap_k], p[0])
+                                          for p in pairs])
+        shared = collections.Counter((a, b) for names in judges.values() for a in names for b in names if a != b)
+        conn.executemany("INSERT INTO campaign_shared (token_hash, other, items) VALUES (?, ?, ?)",
+                         [(a, b, n) for (a, b), n in shared.items()])
         conn.executemany("UPDATE campaign_model_sides SET n_left = ?, n_right = ? WHERE campaign_id = ? AND model = ?",
                          [(left, right, campaign.id, m) for m, (left, right) in sides.items()])
         conn.executemany("UPDATE campaign_tokens SET served = ?, done = ? WHERE token_hash = ?",
@@ -109,6 +124,7 @@ def main() -> None:
     parser.add_argument("--annotators", type=int, default=500)
     parser.add_argument("--votes", type=int, default=100_000)
     parser.add_argument("--iterations", type=int, default=500)
+    parser.add_argument("--overlap", type=float, default=0.1, help="the campaign's overlap share (default 0.1)")
     args = parser.parse_args()
     for active in (False, True):
         serve_times, vote_times, page_times = run(args, active)
@@ -126,12 +142,12 @@ def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float
         conn = connect(db)
         start = time.perf_counter()
         campaign = create_campaign(conn, "bench", answers(args.models, args.queries), golden(200), golden_rate=0.1,
-                                   target=10_000, seed=0, active_sampling=active)
+                                   target=10_000, seed=0, active_sampling=active, overlap=args.overlap)
         tokens = [t.token for t in issue_tokens(conn, campaign, args.annotators)]
         bulk_votes(conn, campaign, tokens, args.votes, rng)
         stored = conn.execute("SELECT count(*) FROM campaign_votes").fetchone()[0]
         print(f"setup: {args.models} models × {args.queries} queries, {len(tokens)} annotators, "
-              f"{stored:,} votes stored in {time.perf_counter() - start:.1f} s")
+              f"{stored:,} votes stored in {time.perf_counter() - start:.1f} s, overlap {args.overlap:g}")
         serve_times, vote_times, page_times = [], [], []
         for i in range(args.iterations):
             token = tokens[i % len(tokens)]

@@ -19,7 +19,7 @@ import pytest
 
 from core.campaign import (CampaignError, connect, create_campaign, get_campaign, golden_supply, issue_tokens,
                            overlap_count, record_vote, serve_next, vote_records)
-from core.campaign.golden import MIN_GOLDEN, golden_positions
+from core.campaign.golden import MIN_GOLDEN, golden_positions, is_golden_serve
 from core.cli import main
 from core.store.schema import SCHEMA_VERSION
 from tests.conftest import snapshot
@@ -201,6 +201,14 @@ def test_golden_positions_are_one_per_block_and_differ_between_annotators():
     assert len({tuple(p) for p in plans}) == 30
     gaps = {b - a for plan in plans for a, b in zip(plan, plan[1:])}
     assert min(gaps) == 1 and max(gaps) >= 8  # the gap after one golden item varies from 1 to ~2 blocks
+
+
+def test_the_constant_time_golden_check_agrees_with_the_whole_plan():
+    for length in range(1, 45):
+        for count in range(0, length + 2):
+            plan = golden_positions(5, "x", length, count)
+            assert len(plan) == min(count, length)
+            assert plan == {seq for seq in range(-1, length + 3) if is_golden_serve(5, "x", length, count, seq)}
 
 
 @pytest.mark.parametrize("pool, rate, target, planned, per_annotator, short, refused", [

@@ -100,8 +100,24 @@ def session_length(target: int, real_items: int, per_annotator: int) -> int:
 def golden_positions(seed: int | str, annotator: str, length: int, count: int) -> frozenset[int]:
     """Serve numbers (1-based) at which this annotator gets a golden item: one per block, at random inside it."""
     count = min(count, length)
-    if count <= 0:
-        return frozenset()
-    rng = random.Random(f"{seed}:{annotator}:golden-plan")
-    bounds = [length * i // count for i in range(count + 1)]
-    return frozenset(rng.randint(lo + 1, hi) for lo, hi in zip(bounds[:-1], bounds[1:]))
+    return frozenset(_position_in_block(seed, annotator, length, count, block) for block in range(max(count, 0)))
+
+
+def is_golden_serve(seed: int | str, annotator: str, length: int, count: int, seq: int) -> bool:
+    """Whether serve number ``seq`` is one of :func:`golden_positions`, in constant time (one block's draw)."""
+    count = min(count, length)
+    if count <= 0 or not 1 <= seq <= length:
+        return False
+    block = ((seq - 1) * count + count - 1) // length  # the block whose bounds hold seq (see _position_in_block)
+    while length * block // count >= seq:
+        block -= 1
+    while length * (block + 1) // count < seq:
+        block += 1
+    return _position_in_block(seed, annotator, length, count, block) == seq
+
+
+def _position_in_block(seed: int | str, annotator: str, length: int, count: int, block: int) -> int:
+    # Block i covers serves length·i//count + 1 … length·(i+1)//count (never empty: count ≤ length); each
+    # block has its own seeded draw, so a serve asks about its own block only.
+    rng = random.Random(f"{seed}:{annotator}:golden-plan:{block}")
+    return rng.randint(length * block // count + 1, length * (block + 1) // count)

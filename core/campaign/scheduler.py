@@ -22,8 +22,9 @@ Rules, in order:
    ``overlap × items served`` (counted at this serve: the share is held at the setting throughout the
    campaign, not reached at the end). The overlap item is one another annotator was served *and has voted
    on*, never one this annotator has seen; the other annotator is the one who shares the fewest items with
-   this one so far (ties at random, revoked annotators skipped), so every pair of annotators gets some
-   overlap and the pairs stay balanced; the model pair is one of those a fresh serve may take at this moment
+   this one so far (ties at random; revoked annotators and those without a vote skipped; the first
+   :data:`OVERLAP_PARTNERS` of that order are asked), so every pair of annotators gets some overlap and the
+   pairs stay balanced; the model pair is one of those a fresh serve may take at this moment
    (the least-shown pairs, or the active-sampling slack), the one with the fewest overlap items first, so
    pair counts keep their bound and overlap items spread evenly over the model pairs. When no such item exists (nobody else has voted
    yet), the serve is fresh and the overlap waits for a later serve. Overlap items are recognisable in the
@@ -46,7 +47,8 @@ within ``ACTIVE_SLACK + 1`` instead of one. A heuristic, not an optimal design.
 Counters (per pair: shown, sides, items served to 1+, 2+ and ``overlap_k``+ annotators; per model and
 side; per (pair, query): shown and first annotator; per annotator pair: items shared) are kept in tables
 and updated in the serve transaction, so a serve costs indexed reads whatever the number of votes (an
-overlap search at most one seek per other annotator and allowed pair). They count *served* items: counting
+overlap search adds at most :data:`OVERLAP_PARTNERS` queries, each reading one annotator's items in the
+allowed pairs; the golden plan is one seeded draw for the serve's block). They count *served* items: counting
 only votes would let concurrent annotators all draw the same least-shown pair.
 """
 
@@ -59,12 +61,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.campaign.golden import golden_positions, golden_supply, session_length
+from core.campaign.golden import golden_supply, is_golden_serve, planned_golden, session_length
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
 from core.campaign.store import Campaign, TokenError, campaign_for_token, write_transaction
 from core.bradley_terry import mm
 
 ACTIVE_SLACK = 3
+OVERLAP_PARTNERS = 8  # annotators an overlap search asks, fewest shared items first: bounds a serve's cost
 ACTIVE_PRIOR = 1.0  # virtual wins and losses per model in the active-sampling fit
 
 
@@ -107,7 +110,7 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
         else:
             rng = random.Random(f"{campaign.seed}:{digest}:{served + 1}")
             assignment_id = None
-            if served + 1 in _golden_plan(conn, campaign, digest):
+            if _golden_serve(conn, campaign, digest, served + 1):
                 assignment_id = _serve_golden(conn, campaign, digest, served + 1, rng, now)
             if assignment_id is None:
                 assignment_id = _serve_pair(conn, campaign, digest, served + 1, rng, now)
@@ -117,19 +120,18 @@ def serve_next(conn: sqlite3.Connection, token: str, now: float | None = None,
         return _item(conn, campaign, assignment_id, done)
 
 
-def _golden_plan(conn, campaign: Campaign, digest: str) -> frozenset[int]:
-    """The serve numbers at which this annotator gets a golden item (see core.campaign.golden)."""
+def _golden_serve(conn, campaign: Campaign, digest: str, seq: int) -> bool:
+    """Whether serve ``seq`` of this annotator is one of their planned golden serves (core.campaign.golden)."""
     if campaign.golden_rate <= 0:
-        return frozenset()
-    # Both counts only matter up to the target (the plan never asks for more): bounded index walks.
+        return False
+    # The pool only matters up to the plan: a bounded index walk.
     pool = conn.execute("SELECT count(*) FROM (SELECT 1 FROM campaign_golden WHERE campaign_id = ? LIMIT ?)",
-                        [campaign.id, campaign.target]).fetchone()[0]
+                        [campaign.id, planned_golden(campaign.golden_rate, campaign.target)]).fetchone()[0]
     supply = golden_supply(pool, campaign.golden_rate, campaign.target)
-    real_items = conn.execute("SELECT count(*) FROM (SELECT 1 FROM campaign_pairs p JOIN campaign_pair_queries pq "
-                              "ON pq.pair_id = p.id WHERE p.campaign_id = ? LIMIT ?)",
-                              [campaign.id, campaign.target]).fetchone()[0]
+    real_items = conn.execute("SELECT coalesce(sum(items), 0) FROM campaign_pairs WHERE campaign_id = ?",
+                              [campaign.id]).fetchone()[0]
     length = session_length(campaign.target, real_items, supply.per_annotator)
-    return golden_positions(campaign.seed, digest, length, supply.per_annotator)
+    return is_golden_serve(campaign.seed, digest, length, supply.per_annotator, seq)
 
 
 def _serve_golden(conn, campaign: Campaign, digest: str, seq: int, rng: random.Random, now: float) -> int | None:
@@ -218,23 +220,25 @@ def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple],
     least = min(p[3] for p in pairs)
     # What a fresh serve may take now; the pair with the fewest overlap items first, then in the fresh order.
     allowed = sorted((p for p in pairs if p[3] <= least + slack), key=lambda p: p[8])
+    rank = {p[0]: i for i, p in enumerate(allowed)}
+    order = "CASE pq.pair_id " + " ".join(f"WHEN {pair_id} THEN {i}" for pair_id, i in rank.items()) + " END"
     partners = conn.execute(
         "SELECT t.token_hash, coalesce(s.items, 0) FROM campaign_tokens t LEFT JOIN campaign_shared s "
-        "ON s.token_hash = ? AND s.other = t.token_hash WHERE t.campaign_id = ? AND t.revoked = 0 "
+        "ON s.token_hash = ? AND s.other = t.token_hash WHERE t.campaign_id = ? AND t.revoked = 0 AND t.done > 0 "
         "AND t.token_hash != ?", [digest, campaign.id, digest]).fetchall()
     partners.sort(key=lambda p: (p[1], rng.random()))
     for low, high in wanted:
-        for partner, _ in partners:
-            for pair in allowed:
-                row = conn.execute(
-                    "SELECT query_id FROM campaign_pair_queries pq WHERE first_token = ? AND pair_id = ? "
-                    "AND shown BETWEEN ? AND ? AND EXISTS (SELECT 1 FROM campaign_assignments a WHERE "
-                    "a.token_hash = pq.first_token AND a.pair_id = pq.pair_id AND a.query_id = pq.query_id "
-                    "AND a.voted = 1) AND NOT EXISTS (SELECT 1 FROM campaign_assignments a WHERE a.token_hash = ? "
-                    "AND a.pair_id = pq.pair_id AND a.query_id = pq.query_id) LIMIT 1",
-                    [partner, pair[0], low, high, digest]).fetchone()
-                if row is not None:
-                    return pair, row[0]
+        for partner, _ in partners[:OVERLAP_PARTNERS]:
+            # One query per partner: its items in the allowed pairs (index on first_token, pair_id, shown).
+            row = conn.execute(
+                f"SELECT pq.pair_id, pq.query_id FROM campaign_pair_queries pq WHERE pq.first_token = ? "
+                f"AND pq.pair_id IN ({', '.join('?' * len(rank))}) AND pq.shown BETWEEN ? AND ? AND EXISTS ("
+                "SELECT 1 FROM campaign_assignments a WHERE a.token_hash = pq.first_token AND a.pair_id = pq.pair_id "
+                "AND a.query_id = pq.query_id AND a.voted = 1) AND NOT EXISTS (SELECT 1 FROM campaign_assignments a "
+                f"WHERE a.token_hash = ? AND a.pair_id = pq.pair_id AND a.query_id = pq.query_id) ORDER BY {order} "
+                "LIMIT 1", [partner, *rank, low, high, digest]).fetchone()
+            if row is not None:
+                return allowed[rank[row[0]]], row[1]
     return None
 
 

@@ -106,9 +106,9 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
             conn.execute("INSERT INTO campaign_model_sides (campaign_id, model) VALUES (?, ?)", [campaign_id, model])
         items = pair_items(answers)
         pair_ids = {}
-        for lo, hi in sorted(set(zip(items["model_lo"], items["model_hi"]))):
-            pair_ids[lo, hi] = conn.execute("INSERT INTO campaign_pairs (campaign_id, model_lo, model_hi) "
-                                            "VALUES (?, ?, ?)", [campaign_id, lo, hi]).lastrowid
+        for (lo, hi), n in sorted(items.groupby(["model_lo", "model_hi"]).size().items()):
+            pair_ids[lo, hi] = conn.execute("INSERT INTO campaign_pairs (campaign_id, model_lo, model_hi, items) "
+                                            "VALUES (?, ?, ?, ?)", [campaign_id, lo, hi, int(n)]).lastrowid
         conn.executemany("INSERT INTO campaign_pair_queries (pair_id, query_id) VALUES (?, ?)",
                          [(pair_ids[lo, hi], q) for q, lo, hi in items.itertuples(index=False)])
         if golden is not None:

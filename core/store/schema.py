@@ -67,12 +67,12 @@ CREATE TABLE IF NOT EXISTS campaign_tokens (
     served INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0, golden_done INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
 -- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
--- judged and the lower model's score on the first dimension; its items served to 1+, 2+ and overlap_k+
--- annotators), per model and side, per (pair, query) (and who was served it first), per annotator pair.
+-- judged and the lower model's score on the first dimension; its items (queries), and those served to 1+,
+-- 2+ and overlap_k+ annotators), per model and side, per (pair, query) (and who was served it first), per annotator pair.
 CREATE TABLE IF NOT EXISTS campaign_pairs (
     id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
     shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
-    lo_score REAL NOT NULL DEFAULT 0, items_started INTEGER NOT NULL DEFAULT 0,
+    lo_score REAL NOT NULL DEFAULT 0, items INTEGER NOT NULL DEFAULT 0, items_started INTEGER NOT NULL DEFAULT 0,
     items_shared INTEGER NOT NULL DEFAULT 0, items_complete INTEGER NOT NULL DEFAULT 0,
     UNIQUE (campaign_id, model_lo, model_hi));
 CREATE INDEX IF NOT EXISTS campaign_pairs_by_count ON campaign_pairs (campaign_id, shown);
@@ -198,7 +198,7 @@ def _to_2(conn: sqlite3.Connection) -> None:
     (overlap 0); the per-item and per-pair counters the overlap draw reads are filled from the served items."""
     _add_column(conn, "campaign_campaigns", "overlap", "REAL NOT NULL DEFAULT 0")
     _add_column(conn, "campaign_campaigns", "overlap_k", "INTEGER NOT NULL DEFAULT 2")
-    for column in ("items_started", "items_shared", "items_complete"):
+    for column in ("items", "items_started", "items_shared", "items_complete"):
         _add_column(conn, "campaign_pairs", column, "INTEGER NOT NULL DEFAULT 0")
     _add_column(conn, "campaign_pair_queries", "first_token", "TEXT")
     present = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -209,6 +209,7 @@ def _to_2(conn: sqlite3.Connection) -> None:
                      "WHERE a.pair_id = campaign_pair_queries.pair_id AND a.query_id = campaign_pair_queries.query_id "
                      "ORDER BY a.id LIMIT 1) WHERE first_token IS NULL AND shown > 0")
         conn.execute("UPDATE campaign_pairs SET "
+                     "items = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id), "
                      "items_started = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
                      "AND q.shown >= 1), "
                      "items_shared = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
