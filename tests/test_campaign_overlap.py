@@ -286,6 +286,26 @@ def test_cli_status_counts_items_judged_by_two_or_more(tmp_path, db_path, capsys
 
 
 # -- files made before overlap ---------------------------------------------------------------------
+COUNTERS = ("SELECT id, items, items_started, items_shared, items_complete FROM campaign_pairs ORDER BY id",
+            "SELECT pair_id, query_id, first_token FROM campaign_pair_queries ORDER BY pair_id, query_id",
+            "SELECT token_hash, other, items FROM campaign_shared ORDER BY token_hash, other")
+
+
+def to_version_1(db) -> None:
+    """The file as version 1 made it: no overlap settings, counters, first annotators or shared counts."""
+    with closing(sqlite3.connect(db)) as con:
+        con.execute("DROP TABLE campaign_shared")
+        con.execute("DROP INDEX campaign_pair_queries_by_first")
+        con.execute("DROP INDEX campaign_assignments_by_item")
+        for table, column in [("campaign_campaigns", "overlap"), ("campaign_campaigns", "overlap_k"),
+                              ("campaign_pairs", "items"), ("campaign_pairs", "items_started"),
+                              ("campaign_pairs", "items_shared"), ("campaign_pairs", "items_complete"),
+                              ("campaign_pair_queries", "first_token")]:
+            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+        con.execute("PRAGMA user_version = 1")
+        con.commit()
+
+
 def test_a_campaign_from_before_overlap_opens_and_keeps_its_schedule(tmp_path):
     db = tmp_path / "evalboard.db"
     with closing(connect(db)) as conn:
@@ -293,23 +313,26 @@ def test_a_campaign_from_before_overlap_opens_and_keeps_its_schedule(tmp_path):
                                    overlap=0.0)
         tokens = [t.token for t in issue_tokens(conn, campaign, 2)]
         simulate(conn, tokens, 10)
-    with closing(sqlite3.connect(db)) as con:  # back to the version-1 layout: no overlap columns or counters
-        con.execute("DROP TABLE campaign_shared")
-        con.execute("DROP INDEX campaign_pair_queries_by_first")
-        con.execute("DROP INDEX campaign_assignments_by_item")
-        for table, column in [("campaign_campaigns", "overlap"), ("campaign_campaigns", "overlap_k"),
-                              ("campaign_pairs", "items_started"), ("campaign_pairs", "items_shared"),
-                              ("campaign_pairs", "items_complete"), ("campaign_pair_queries", "first_token")]:
-            con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
-        con.execute("PRAGMA user_version = 1")
-        con.commit()
+    to_version_1(db)
     with closing(connect(db)) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         campaign = get_campaign(conn, "old")
         assert (campaign.overlap, campaign.overlap_k) == (0.0, 2)
-        started = conn.execute("SELECT sum(items_started) FROM campaign_pairs").fetchone()[0]
-        assert started == 20  # 2 annotators × 10 items, none shared
-        assert conn.execute("SELECT count(*) FROM campaign_pair_queries WHERE shown > 0 AND first_token IS NULL"
-                            ).fetchone()[0] == 0
+        items, started, shared = conn.execute("SELECT sum(items), sum(items_started), sum(items_shared) "
+                                              "FROM campaign_pairs").fetchone()
+        assert (items, started, shared) == (20 * 10, 20, 0)  # 20 queries × 10 pairs; 2 annotators × 10 items
         item = serve_next(conn, tokens[0])
         assert record_vote(conn, tokens[0], item.assignment_id, {"overall": "tie"})
+
+
+def test_the_migration_rebuilds_every_overlap_counter(tmp_path):
+    db = tmp_path / "evalboard.db"
+    with closing(connect(db)) as conn:
+        campaign = create_campaign(conn, "shared", answers_table(MODELS, 20), golden_rate=0, target=30, seed=2,
+                                   overlap=0.5)
+        simulate(conn, [t.token for t in issue_tokens(conn, campaign, 3)], 30)
+        before = [conn.execute(q).fetchall() for q in COUNTERS]
+    assert len(before[2]) == 6  # every ordered pair of the 3 annotators shares items
+    to_version_1(db)
+    with closing(connect(db)) as conn:
+        assert [conn.execute(q).fetchall() for q in COUNTERS] == before
