@@ -21,21 +21,24 @@ Rules, in order:
    ``overlap_k`` annotators is waiting, or (b) the items served to 2+ annotators number fewer than
    ``overlap × items served`` (counted at this serve: the share is held at the setting throughout the
    campaign, not reached at the end). The overlap item is one another annotator was served *and has voted
-   on*, never one this annotator has seen; the other annotator is the one who shares the fewest items with
-   this one so far (ties at random; revoked annotators and those without a vote skipped; the first
-   :data:`OVERLAP_PARTNERS` of that order are asked), so every pair of annotators gets some overlap and the
-   pairs stay balanced; the model pair is one of those a fresh serve may take at this moment
-   (the least-shown pairs, or the active-sampling slack), the one with the fewest overlap items first, so
-   pair counts keep their bound and overlap items spread evenly over the model pairs. When no such item exists (nobody else has voted
-   yet), the serve is fresh and the overlap waits for a later serve. Overlap items are recognisable in the
-   published votes: same ``query_id`` and the same two models (either side) from 2+ annotators.
+   on*, never one this annotator has seen. The other annotator is the one who shares the fewest items
+   with this one so far (ties at random; revoked annotators and those without a vote are skipped; the
+   first :data:`OVERLAP_PARTNERS` of that order are asked), so every pair of annotators gets some overlap
+   and the pairs stay balanced. The model pair is one of those a fresh serve may take at this moment (the
+   least-shown pairs, or the active-sampling slack), the one with the fewest overlap items first, so pair
+   counts keep their bound and overlap items spread evenly over the model pairs. When no such item exists
+   (nobody else has voted yet), the serve is fresh and the overlap waits for a later serve. Overlap items
+   are recognisable in the published votes: the same ``query_id`` and the same two models (on either side)
+   voted on by 2+ annotators, on each dimension.
 5. Sides: the model that was on the left less often *within this pair* goes left (each pair's
    orientation stays within one of even); when the pair is even, the model with the smaller overall
    left-minus-right count goes left; then at random. An overlap item's second annotator may see it the
    other way round.
 
-Every random choice is made by a generator seeded by (campaign seed, annotator, serve number), so a
-campaign replays identically for the same arrivals.
+Whether a serve is golden or overlap follows from the plan and the counters, not from a coin: the
+golden plan is drawn once per annotator and block (seeded by campaign seed, annotator, block), and every
+other random choice (ties between pairs, queries and partners, sides) by a generator seeded by (campaign
+seed, annotator, serve number), so a campaign replays identically for the same arrivals.
 
 Active sampling (optional, off by default; a campaign setting): pairs up to :data:`ACTIVE_SLACK` serves
 ahead of the least-shown pair may be drawn too, and among those the pair whose order is most uncertain
@@ -181,8 +184,9 @@ def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Ran
             conn.executemany("INSERT INTO campaign_shared (token_hash, other, items) VALUES (?, ?, 1) "
                              "ON CONFLICT (token_hash, other) DO UPDATE SET items = items + 1",
                              [(digest, other), (other, digest)])
-    conn.execute("UPDATE campaign_pairs SET shown = shown + 1, lo_left = lo_left + ?, items_started = items_started + ?, "
-                 "items_shared = items_shared + ?, items_complete = items_complete + ? WHERE id = ?",
+    conn.execute("UPDATE campaign_pairs SET shown = shown + 1, lo_left = lo_left + ?, items_started = "
+                 "items_started + ?, items_shared = items_shared + ?, items_complete = items_complete + ? "
+                 "WHERE id = ?",
                  [int(lo_goes_left), int(before == 0), int(before == 1), int(before + 1 == campaign.overlap_k),
                   pair_id])
     conn.execute("UPDATE campaign_pair_queries SET shown = shown + 1, first_token = coalesce(first_token, ?) "

@@ -68,7 +68,8 @@ CREATE TABLE IF NOT EXISTS campaign_tokens (
 CREATE INDEX IF NOT EXISTS campaign_tokens_by_campaign ON campaign_tokens (campaign_id);
 -- Running counters the scheduler reads instead of counting votes: per pair (shown, lower model on the left,
 -- judged and the lower model's score on the first dimension; its items (queries), and those served to 1+,
--- 2+ and overlap_k+ annotators), per model and side, per (pair, query) (and who was served it first), per annotator pair.
+-- 2+ and overlap_k+ annotators), per model and side, per (pair, query) (and who was served it first),
+-- per annotator pair.
 CREATE TABLE IF NOT EXISTS campaign_pairs (
     id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL, model_lo TEXT NOT NULL, model_hi TEXT NOT NULL,
     shown INTEGER NOT NULL DEFAULT 0, lo_left INTEGER NOT NULL DEFAULT 0, judged INTEGER NOT NULL DEFAULT 0,
@@ -210,8 +211,8 @@ def _to_2(conn: sqlite3.Connection) -> None:
                      "ORDER BY a.id LIMIT 1) WHERE first_token IS NULL AND shown > 0")
         conn.execute("UPDATE campaign_pairs SET "
                      "items = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id), "
-                     "items_started = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
-                     "AND q.shown >= 1), "
+                     "items_started = (SELECT count(*) FROM campaign_pair_queries q "
+                     "WHERE q.pair_id = campaign_pairs.id AND q.shown >= 1), "
                      "items_shared = (SELECT count(*) FROM campaign_pair_queries q WHERE q.pair_id = campaign_pairs.id "
                      "AND q.shown >= 2), items_complete = (SELECT count(*) FROM campaign_pair_queries q "
                      "WHERE q.pair_id = campaign_pairs.id AND q.shown >= 2)")
