@@ -266,6 +266,20 @@ def test_revoke_and_publish_on_the_data_page(app, campaign_tokens):
 
 
 
+def test_the_data_page_shows_the_overlap_so_far(app, db_path):
+    conn = connect(db_path)
+    campaign = create_campaign(conn, "shared", read_answers(ANSWERS_CSV, name="answers.csv"), golden_rate=0,
+                               target=3, seed=2, overlap=1.0)
+    for token in (t.token for t in issue_tokens(conn, campaign, 2)):
+        for _ in range(3):
+            item = serve_next(conn, token)
+            record_vote(conn, token, item.assignment_id, {"overall": "tie"})
+    at = run(AppTest.from_file(APP, default_timeout=60))
+    caption = " ".join(texts(at.caption))
+    assert "overlap 100% by 2 annotators: 3 of 3 real items judged by 2+" in caption, caption
+    conn.close()
+
+
 def test_refresh_control_republishes_the_active_campaign(app, campaign_tokens, tmp_path):
     conn, campaign, (token, _) = campaign_tokens
     item = serve_next(conn, token)
