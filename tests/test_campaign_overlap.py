@@ -16,6 +16,8 @@ from contextlib import closing
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.campaign import (CampaignError, connect, create_campaign, get_campaign, golden_supply, issue_tokens,
                            overlap_count, record_vote, serve_next, vote_records)
@@ -126,6 +128,40 @@ def test_pair_counts_keep_their_bound_with_overlap(overlap_run):
     for pair_id in assignments["pair_id"].dropna():
         counts[pair_id] += 1
         assert max(counts.values()) - min(counts.get(p, 0) for p in range(1, 11)) <= 1
+
+
+def test_three_annotators_overlap_in_every_pair(tmp_path):
+    conn, campaign = run_campaign(tmp_path / "evalboard.db", annotators=3, seed=4)
+    with closing(conn):
+        votes = vote_records(conn, campaign)
+        shared = dict(((a, b), n) for a, b, n in conn.execute("SELECT token_hash, other, items FROM campaign_shared"))
+    judges = overlap_items(votes)
+    assert OVERLAP - SHARE_TOLERANCE <= (judges >= 2).mean() <= OVERLAP + 1e-9
+    assert len(shared) == 6 and max(shared.values()) - min(shared.values()) <= 2
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_models=st.integers(2, 4), n_queries=st.integers(1, 8), n_annotators=st.integers(1, 4),
+       votes_each=st.integers(1, 30), overlap=st.sampled_from([0.0, 0.1, 0.5, 1.0]), overlap_k=st.integers(2, 4),
+       seed=st.integers(0, 1000))
+def test_small_campaigns_with_overlap_never_repeat_and_stay_balanced(tmp_path_factory, n_models, n_queries,
+                                                                    n_annotators, votes_each, overlap, overlap_k, seed):
+    conn = connect(tmp_path_factory.mktemp("small") / "evalboard.db")
+    with closing(conn):
+        models = [f"m{i}" for i in range(n_models)]
+        campaign = create_campaign(conn, "small", answers_table(models, n_queries), golden_rate=0,
+                                   target=votes_each, seed=seed, overlap=overlap, overlap_k=overlap_k)
+        simulate(conn, [t.token for t in issue_tokens(conn, campaign, n_annotators)], votes_each, seed)
+        served = pd.read_sql_query("SELECT token_hash, pair_id, query_id FROM campaign_assignments", conn)
+        counters = conn.execute("SELECT sum(items_started), sum(items_shared) FROM campaign_pairs").fetchone()
+    assert not served.duplicated(["token_hash", "pair_id", "query_id"]).any()
+    n_pairs = n_models * (n_models - 1) // 2
+    assert (served.groupby("token_hash").size() == min(votes_each, n_pairs * n_queries)).all()
+    judges = served.groupby(["pair_id", "query_id"]).size()
+    assert counters == (len(judges), int((judges >= 2).sum()))  # the counters a serve reads match the serves
+    if votes_each <= n_queries:  # no annotator can exhaust a pair, so every draw is a least-shown pair
+        counts = served.groupby("pair_id").size().reindex(range(1, n_pairs + 1), fill_value=0)
+        assert counts.max() - counts.min() <= 1
 
 
 def test_without_overlap_no_real_item_is_judged_twice(tmp_path):
