@@ -88,6 +88,7 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
     run.add_argument("--grace", type=float, default=DEFAULT_GRACE_S, metavar="SECONDS",
                      help="on Ctrl-C, wait this long for the requests in flight (their answers are stored); "
                           f"a second Ctrl-C stops at once (default {DEFAULT_GRACE_S:g})")
+    run.add_argument("--job", type=int, help=argparse.SUPPRESS)  # a background job's process takes up its row
     run.add_argument("--no-clean", action="append", default=[], choices=("urls", "citations", "emoji", "whitespace"),
                      help="keep this kind of text in the cleaned answers (repeatable)")
     status = actions.add_parser("status", help="answers, failures, latency and tokens of a run")
@@ -114,21 +115,47 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from core.cleaning import CleaningRules
-    from core.collect.config import load_models
-    from core.collect.dispatch import RunSettings, collect
-    from core.collect.queries import load_queries
-    from core.collect.results import format_seconds
-    from core.collect.stop import StopSwitch, stop_on_sigint
+    """One collecting process: recorded as the run's only collector (a background job's process takes up the
+    row the page claimed for it), its end recorded on the way out, whatever the way."""
+    from core.collect import jobs
+    from core.collect.stop import StopSwitch
     from core.collect.store import CollectStore
-    from core.collect.summary import summarize, to_text
-    from core.llm import run_sync
     from core.store import default_db_path
 
     if args.limit is not None and args.limit < 1:
         raise ValueError("--limit must be a positive integer")
     stop = StopSwitch(args.grace)  # checks --grace
     db = args.db or default_db_path()
+    with CollectStore(db) as store:
+        job = jobs.adopt(store.con, args.job, os.getpid()) if args.job is not None else \
+            jobs.claim(store.con, args.run, "command line", os.getpid())
+    if job.status == "stopping":  # Stop was pressed before this process started
+        stop.request()
+    code, message = EXIT_ERROR, "ended by an unexpected error"
+    try:
+        code, message = _session(args, db, stop)
+        return code
+    except ValueError as exc:  # invalid input: main() prints it
+        code, message = EXIT_INVALID, str(exc)
+        raise
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        with CollectStore(db) as store:
+            jobs.end(store.con, job.job_id, code, message)
+
+
+def _session(args: argparse.Namespace, db, stop) -> tuple[int, str]:
+    from core.cleaning import CleaningRules
+    from core.collect.config import load_models
+    from core.collect.dispatch import RunSettings, collect
+    from core.collect.queries import load_queries
+    from core.collect.stop import stop_on_sigint
+    from core.collect.store import CollectStore
+    from core.collect.summary import summarize, to_text
+    from core.llm import run_sync
+
     progress = TerminalProgress(grace_s=stop.grace_s)
     try:
         config = load_models(args.models)
@@ -143,20 +170,27 @@ def _run(args: argparse.Namespace) -> int:
         outcome = run_sync(stop_on_sigint(collect(config, queries, db, settings, progress), stop))
         progress.end()
         if outcome.interrupted:
-            return _interrupted(db, args.run, outcome.abandoned)
-        print(f"asked {outcome.asked:,} (query, model) pairs in {format_seconds(outcome.elapsed_s)}: "
-              f"{outcome.answered:,} answered, {outcome.failed:,} failed, {outcome.skipped:,} skipped; "
-              f"{outcome.already_answered:,} already answered before")
+            return EXIT_INTERRUPTED, _interrupted(db, args.run, outcome.abandoned)
+        line = outcome_line(outcome)
+        print(line)
         with CollectStore(db) as store:
             print(to_text(summarize(store, args.run)))
     except KeyboardInterrupt:  # Ctrl-C outside the session (reading the inputs, the summary): nothing in flight
         progress.end()
-        return _interrupted(db, args.run, 0)
-    return EXIT_OK if not outcome.failed and not outcome.stopped_models else EXIT_ERROR
+        return EXIT_INTERRUPTED, _interrupted(db, args.run, 0)
+    return (EXIT_OK if not outcome.failed and not outcome.stopped_models else EXIT_ERROR), line
 
 
-def _interrupted(db, run: str, abandoned: int) -> int:
-    """The one line an interrupted run prints: how many answers the run holds, and how to go on."""
+def outcome_line(outcome) -> str:
+    from core.collect.results import format_seconds
+
+    return (f"asked {outcome.asked:,} (query, model) pairs in {format_seconds(outcome.elapsed_s)}: "
+            f"{outcome.answered:,} answered, {outcome.failed:,} failed, {outcome.skipped:,} skipped; "
+            f"{outcome.already_answered:,} already answered before")
+
+
+def _interrupted(db, run: str, abandoned: int) -> str:
+    """The one line an interrupted run prints (and returns): how many answers the run holds, and how to go on."""
     from core.collect.store import CollectStore, RunNotFound
 
     try:
@@ -165,8 +199,9 @@ def _interrupted(db, run: str, abandoned: int) -> int:
     except RunNotFound:
         stored = 0
     given_up = f" ({abandoned:,} requests in flight abandoned)" if abandoned else ""
-    print(f"interrupted: {stored:,} answers stored{given_up}; run again to resume", file=sys.stderr)
-    return EXIT_INTERRUPTED
+    line = f"interrupted: {stored:,} answers stored{given_up}; run again to resume"
+    print(line, file=sys.stderr)
+    return line
 
 
 def _status(args: argparse.Namespace) -> int:
