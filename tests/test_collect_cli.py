@@ -177,3 +177,35 @@ def test_progress_rewrites_one_line_on_a_terminal_and_prints_lines_otherwise():
         else:
             assert text.splitlines() == ["0/2 answers · 0 errors · ETA … · m 0/2",
                                          "2/2 answers · 0 errors · ETA 0s · m 2/2"]
+
+
+def test_campaign_create_from_a_run(servers, tmp_path, db_path, capsys, monkeypatch):
+    from contextlib import closing
+
+    from core.campaign import connect, get_campaign, list_campaigns
+    from core.collect import jobs
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    models, queries = write_models(tmp_path / "models.toml", servers), write_queries(tmp_path / "q.csv", 5)
+    base = ["--db", str(db_path)]
+    assert main(["collect", "run", "--models", str(models), "--queries", str(queries), "--run", "r1", *base]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "create", "c1", "--from-run", "r1", "--annotators", "ann,bob", *base]) == 0
+    out = capsys.readouterr().out
+    assert "5 queries, 2 models" in out and "ann\t" in out
+    with closing(connect(db_path)) as conn:
+        campaign = get_campaign(conn, "c1")
+        in_campaign = conn.execute("SELECT query_id, model FROM campaign_answers WHERE campaign_id = ?",
+                                   [campaign.id]).fetchall()
+    assert sorted(in_campaign) == sorted(pairs(db_path))
+    assert main(["campaign", "create", "c2", "--from-run", "nope", *base]) == 2
+    assert "no collection run named 'nope' (runs: 'r1')" in capsys.readouterr().err
+    with closing(connect(db_path)) as conn:
+        busy = jobs.claim(conn, "r1", "command line", os.getpid())  # as if this process collected r1 now
+    assert main(["campaign", "create", "c2", "--from-run", "r1", *base]) == 2
+    assert f"run 'r1' is being collected now (process {os.getpid()})" in capsys.readouterr().err
+    with closing(connect(db_path)) as conn:
+        jobs.end(conn, busy.job_id, 0)
+        assert [c.name for c in list_campaigns(conn)] == ["c1"]
+    with pytest.raises(SystemExit):  # one source of answers
+        main(["campaign", "create", "c3", "--from-run", "r1", "--answers", "a.csv", *base])

@@ -249,6 +249,45 @@ def _reap(process: subprocess.Popen, db: Path, job_id: int) -> None:
         pass
 
 
+@dataclass(frozen=True)
+class JobProgress:
+    """How far a job's run is, read from the store (cheap enough to poll every few seconds)."""
+
+    answers: int  # stored for the run, by every session
+    expected: int  # queries × models of the run (0 while the process is still starting)
+    failures: int  # pairs whose last attempt failed
+    answered_by_job: int  # answers stored since this job started
+    elapsed_s: float
+
+    @property
+    def share(self) -> float:
+        return min(1.0, self.answers / self.expected) if self.expected else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at this job's pace so far (None: no pace yet)."""
+        if self.answered_by_job == 0 or self.elapsed_s <= 0:
+            return None
+        return max(0, self.expected - self.answers - self.failures) * self.elapsed_s / self.answered_by_job
+
+
+def progress_of(con: sqlite3.Connection, current: Job) -> JobProgress:
+    row = con.execute("SELECT run_id FROM collect_runs WHERE name = ?", (current.run,)).fetchone()
+    started = datetime.fromisoformat(current.started_at)
+    end = datetime.fromisoformat(current.ended_at) if current.ended_at else datetime.now(UTC)
+    elapsed = (end - started).total_seconds()
+    if row is None:
+        return JobProgress(0, 0, 0, 0, elapsed)
+    answers, mine, queries, models, failures = con.execute(
+        "SELECT (SELECT COUNT(*) FROM collect_answers WHERE run_id = :r), "
+        "(SELECT COUNT(*) FROM collect_answers WHERE run_id = :r AND created_at >= :t), "
+        "(SELECT COUNT(*) FROM collect_queries WHERE run_id = :r), "
+        "(SELECT COUNT(*) FROM collect_models WHERE run_id = :r), "
+        "(SELECT COUNT(*) FROM collect_errors WHERE run_id = :r AND query_id != '')",
+        {"r": row[0], "t": current.started_at}).fetchone()
+    return JobProgress(answers, queries * models, failures, mine, elapsed)
+
+
 def log_tail(current: Job, lines: int = 20) -> str:
     """The last lines of a background job's log (its progress and errors)."""
     if not current.log_path:
