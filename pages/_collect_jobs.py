@@ -19,27 +19,39 @@ ENDED_LOOK = {"finished": st.success, "finished with errors": st.warning, "inter
 def running_jobs(db_path: str) -> None:
     """The runs being collected now, redrawn every few seconds while any is."""
     with closing(connect(db_path)) as con:
-        active = jobs.active_jobs(con)
-    if active:
-        _panel(db_path, tuple(j.job_id for j in active))
+        state = _state(con)
+    if state:
+        _panel(db_path, state)
+
+
+def _state(con) -> tuple[tuple[jobs.Job, jobs.JobProgress], ...]:
+    return tuple((job, jobs.progress_of(con, job)) for job in jobs.active_jobs(con))
+
+
+def _shape(state) -> tuple:
+    """What the rest of the page depends on: which jobs run, and whether their runs are stored yet."""
+    return tuple((job.job_id, progress.expected > 0) for job, progress in state)
 
 
 @st.fragment(run_every=REFRESH_EVERY_S)
-def _panel(db_path: str, shown: tuple[int, ...]) -> None:
+def _panel(db_path: str, drawn: tuple) -> None:
     with closing(connect(db_path)) as con:
-        active = jobs.active_jobs(con)
-        if tuple(j.job_id for j in active) != shown:  # a job ended or began: redraw the whole page
+        state = _state(con)
+        if _shape(state) != _shape(drawn):  # a job ended or began, or its run appeared: redraw the whole page
             st.rerun()
         st.subheader("Being collected now")
-        for job in active:
-            _job_row(con, job)
+        for job, progress in state:
+            _job_row(con, job, progress)
 
 
-def _job_row(con, job: jobs.Job) -> None:
-    progress = jobs.progress_of(con, job)
+def _when(stamp: str) -> str:
+    return stamp.replace("T", " ").replace("+00:00", " UTC")
+
+
+def _job_row(con, job: jobs.Job, progress: jobs.JobProgress) -> None:
     state = "stopping: answers in flight may finish" if job.status == "stopping" else job.status
     st.markdown(f"**{plain(job.run)}** · {state} · process {job.pid or '…'} ({job.origin}, since "
-                f"{job.started_at.replace('T', ' ')})")
+                f"{_when(job.started_at)})")
     text = (f"{progress.answers:,} of {progress.expected:,} answers · {progress.failures:,} errors · "
             f"ETA {format_seconds(progress.eta_s)}") if progress.expected else "starting…"
     st.progress(progress.share, text=text)
@@ -61,7 +73,8 @@ def last_job(db_path: str, run: str) -> jobs.Job | None:
     if job is None or job.active:
         return job
     show = ENDED_LOOK.get(job.status, st.error)
-    show(f"Last {job.origin} job ({job.ended_at.replace('T', ' ')}): {job.status}. {plain(job.message)}")
+    said = job.message if job.message.startswith(job.status) else f"{job.status}. {job.message}".strip()
+    show(f"Last {job.origin} job ({_when(job.ended_at)}): {plain(said)}")
     if show is st.error and job.log_path:
         with st.expander("Its log"):
             st.code(jobs.log_tail(job), language=None)

@@ -12,7 +12,8 @@ from core.collect import CollectConfig, CollectStore, ConfigError, Query, jobs, 
 from core.io import InputError
 from pages._shared import plain
 
-VIEWED_RUN = "collect_run_view"  # the run section's selection (set when a run starts here)
+VIEWED_RUN = "collect_run_view"  # the run section's selection
+WANTED_RUN = "collect_run_wanted"  # a run just started here: selected once it is stored
 
 
 def pick_file(label: str, types: list[str], key: str, help_text: str):
@@ -98,7 +99,7 @@ def start_section(db_path: str) -> None:
         except (jobs.JobBusy, OSError) as exc:
             st.error(plain(exc))
             return
-        st.session_state[VIEWED_RUN] = run_name  # the run section below shows this run
+        st.session_state[WANTED_RUN] = run_name  # the run section below shows this run once it is stored
         st.rerun()
 
 

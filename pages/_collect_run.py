@@ -15,7 +15,7 @@ from core.collect.export import run_answers_for_campaign, to_bytes
 from core.io import InputError
 from pages._campaign_admin import tokens_csv
 from pages._collect_jobs import last_job
-from pages._collect_parts import VIEWED_RUN
+from pages._collect_parts import VIEWED_RUN, WANTED_RUN
 from pages._shared import plain
 
 NEW_TOKENS = "collect_campaign_tokens"  # (campaign name, [(annotator, token)]) shown once after creation
@@ -27,11 +27,15 @@ def stored_run_section(db_path: str) -> None:
     if not names:
         return
     st.subheader("Runs")
+    if st.session_state.get(WANTED_RUN) in names:
+        st.session_state[VIEWED_RUN] = st.session_state.pop(WANTED_RUN)
     if st.session_state.get(VIEWED_RUN) not in names:
-        st.session_state[VIEWED_RUN] = names[-1]  # the latest run, or the one just started here
+        st.session_state[VIEWED_RUN] = names[-1]  # the latest run
     run = st.selectbox("Run", names, key=VIEWED_RUN)
     job = last_job(db_path, run)
-    collecting = job is not None and job.active
+    if job is not None and job.active:
+        st.caption("Being collected now: its progress is above; the summary follows when the job ends.")
+        return
     with CollectStore(db_path) as store:
         summary = summarize(store, run)
         answers = answers_table(store, run)
@@ -47,7 +51,7 @@ def stored_run_section(db_path: str) -> None:
             st.error(f"Model **{plain(model.model)}** was stopped: {plain(model.stopped)}")
     st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key="collect_summary_table",
                  column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("p50 s", "p90 s", "p99 s")})
-    if not summary.complete and not collecting:
+    if not summary.complete:
         st.info(f"{summary.expected - summary.answers:,} answers are missing: start the run again above (same run "
                 "name, same eval set) to ask for them.")
     fmt = st.radio("Answers file format", ["csv", "jsonl"], horizontal=True, key="collect_export_format")
@@ -55,7 +59,7 @@ def stored_run_section(db_path: str) -> None:
     st.download_button(f"Download {len(answers.frame):,} answers ({fmt.upper()}){note}", to_bytes(answers.frame, fmt),
                        file_name=f"{run}-answers.{fmt}", key="collect_download",
                        mime="text/csv" if fmt == "csv" else "application/jsonl")
-    if not collecting and len(answers.frame):
+    if len(answers.frame):
         _campaign_form(db_path, run, summary.expected - summary.answers)
 
 
