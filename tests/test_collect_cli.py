@@ -68,6 +68,8 @@ def test_run_status_export(servers, tmp_path, db_path, capsys, monkeypatch):
     assert (status["answers"], status["expected"], status["complete"]) == (12, 12, True)
     assert main(["collect", "status", *base]) == 0
     assert "r1: 12 answers, 6 queries × 2 models" in capsys.readouterr().out
+    assert main(["collect", "status", "--run", "r1", *base]) == 0
+    assert "last command line process ended" in capsys.readouterr().out.splitlines()[-1]
     for name in ("answers.csv", "answers.jsonl"):
         output = tmp_path / name
         assert main(["collect", "export", "--run", "r1", "--output", str(output), "--game-id", "g1", *base]) == 0

@@ -79,6 +79,10 @@ def test_a_second_process_for_a_running_run_is_refused(tmp_path, server, db_path
         assert main([*argv, "--db", str(db_path)]) == 2
         err = capsys.readouterr().err
         assert f"already being collected by process {first.pid}" in err
+        assert main(["collect", "status", "--db", str(db_path)]) == 0
+        assert f"being collected by process {first.pid}" in capsys.readouterr().out
+        assert main(["collect", "status", "--run", "r", "--db", str(db_path)]) == 0
+        assert f"being collected now by process {first.pid} (command line" in capsys.readouterr().out
         first.communicate(timeout=120)
     finally:
         if first.poll() is None:
@@ -87,6 +91,7 @@ def test_a_second_process_for_a_running_run_is_refused(tmp_path, server, db_path
     job = read_job(db_path)
     assert (job.status, job.exit_code, job.active) == ("finished", 0, False)
     assert job.message.startswith(f"asked {TOTAL} (query, model) pairs")
+    assert jobs.describe(job).endswith(f"finished: {job.message}")
     assert len(set(stored(db_path))) == TOTAL
 
 

@@ -188,9 +188,13 @@ def request_stop(con: sqlite3.Connection, job_id: int) -> Job:
         raise ValueError(f"collection job {job_id} (run {current.run!r}) is not running")
     if current.pid is None:
         raise ValueError(f"collection job {job_id} is still starting: try again in a moment")
+    try:
+        os.kill(current.pid, signal.SIGINT)
+    except ProcessLookupError:  # it ended between the check and the signal
+        _checked(con, [current])
+        raise ValueError(f"collection job {job_id} (run {current.run!r}) is not running") from None
     with write_transaction(con):
         con.execute("UPDATE collect_jobs SET status = 'stopping' WHERE job_id = ? AND ended_at IS NULL", (job_id,))
-    os.kill(current.pid, signal.SIGINT)
     return job(con, job_id)
 
 
@@ -286,6 +290,16 @@ def progress_of(con: sqlite3.Connection, current: Job) -> JobProgress:
         "(SELECT COUNT(*) FROM collect_errors WHERE run_id = :r AND query_id != '')",
         {"r": row[0], "t": current.started_at}).fetchone()
     return JobProgress(answers, queries * models, failures, mine, elapsed)
+
+
+def describe(current: Job) -> str:
+    """One line on a job, for a terminal: who collects the run now, or how the last job ended."""
+    if current.active:
+        return (f"being collected now by process {current.pid} ({current.origin}, since {current.started_at}; "
+                f"{current.status})")
+    said = current.message if current.message.startswith(current.status) else \
+        f"{current.status}: {current.message}".rstrip(": ")
+    return f"last {current.origin} process ended {current.ended_at}: {said}"
 
 
 def log_tail(current: Job, lines: int = 20) -> str:

@@ -205,6 +205,7 @@ def _interrupted(db, run: str, abandoned: int) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from core.collect import jobs
     from core.collect.store import CollectStore
     from core.collect.summary import summarize, to_json, to_text
     from core.store import default_db_path
@@ -214,12 +215,20 @@ def _status(args: argparse.Namespace) -> int:
             runs = store.runs()
             if not runs:
                 print("no collection runs yet; start one with: evalboard collect run --models M --queries Q --run NAME")
+            busy = {j.run: j for j in jobs.active_jobs(store.con)}
             for r in runs:
+                now = f"; being collected by process {busy[r['name']].pid}" if r["name"] in busy else ""
                 print(f"{terminal_text(r['name'])}: {r['answers']:,} answers, {r['queries']:,} queries × "
-                      f"{r['models']} models (updated {r['updated_at']})")
+                      f"{r['models']} models (updated {r['updated_at']}{now})")
             return EXIT_OK
         summary = summarize(store, args.run)
-    print(to_json(summary) if args.format == "json" else to_text(summary))
+        job = jobs.latest_job(store.con, args.run)
+    if args.format == "json":
+        print(to_json(summary))
+        return EXIT_OK
+    print(to_text(summary))
+    if job is not None:
+        print(terminal_text(jobs.describe(job)))
     return EXIT_OK
 
 
