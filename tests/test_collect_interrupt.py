@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.collect import CollectStore, RunSettings, collect, parse_models
+from core.collect import RunSettings, collect, parse_models
 from core.collect.stop import StopSwitch
 from core.llm import run_sync
 from tests.fake_openai import FakeOpenAI
