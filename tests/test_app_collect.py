@@ -156,7 +156,7 @@ def test_a_run_goes_on_without_its_tab_and_a_new_session_follows_and_stops_it(ro
     monkeypatch.setenv(KEY_ENV, SECRET)
     for server in servers:
         server.latency_s = 1.0
-    queries = b"query_id,prompt\n" + b"".join(b"q%d,question %d\n" % (i, i) for i in range(8))
+    queries = b"query_id,prompt\n" + b"".join(b"q%d,question %d\n" % (i, i) for i in range(15))
     first = page(router, models=slow_models(servers), queries=queries)
     first = click(first, "collect_start")
     assert first.button(key="collect_start").disabled  # one job per run: no second start while it runs
@@ -168,16 +168,16 @@ def test_a_run_goes_on_without_its_tab_and_a_new_session_follows_and_stops_it(ro
     shown = everything_shown(second)
     assert "Being collected now" in shown and "collection-1" in shown and f"process {job.pid}" in shown
     bar = second.get("progress")[0].proto
-    assert re.match(r"\d+ of 16 answers", bar.text) and bar.value > 0
+    assert re.match(r"\d+ of 30 answers", bar.text) and bar.value > 0
     second = click(second, f"collect_stop_{job.job_id}")
     ended = job_ended(db_path)
     assert (ended.status, ended.exit_code) == ("interrupted", 130)
     answers = len(stored_pairs(db_path))
-    assert answers == sum(len(s.requests) for s in servers) < 16  # the answers in flight were stored, none lost
+    assert answers == sum(len(s.requests) for s in servers) < 30  # the answers in flight were stored, none lost
     second = run(second)
     assert "Being collected now" not in everything_shown(second)
     assert any("interrupted" in t and f"{answers} answers stored" in t for t in texts(second.warning))
-    assert second.metric[0].value == f"{answers} / 16"
+    assert second.metric[0].value == f"{answers} / 30"
 
 
 def stored_pairs(db_path) -> list[tuple]:

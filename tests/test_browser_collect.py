@@ -16,7 +16,7 @@ from tests.test_collect import stored
 from tests.test_collect_jobs import no_process_left  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.browser
-QUERIES = 10
+QUERIES = 20
 
 
 def test_a_run_outlives_its_tab_and_another_tab_follows_and_stops_it(tmp_path, db_path, no_process_left):
@@ -31,21 +31,21 @@ def test_a_run_outlives_its_tab_and_another_tab_follows_and_stops_it(tmp_path, d
             upload_files(first, "collect_models_upload", [models], then=by_key(first, "collect_queries_upload"))
             upload_files(first, "collect_queries_upload", [queries], then=by_key(first, "collect_start"))
             by_key(first, "collect_start").get_by_role("button").click()
-            expect(first.get_by_text("Being collected now")).to_be_visible()
+            expect(first.get_by_role("heading", name="Being collected now")).to_be_visible()
         # the tab is closed; the run goes on
         with new_page(browser, f"{url}/collect") as second:
-            expect(second.get_by_text("Being collected now")).to_be_visible()
-            bar = second.get_by_text(re.compile(r"^\d+ of 20 answers"))
+            expect(second.get_by_role("heading", name="Being collected now")).to_be_visible()
+            bar = second.get_by_text(re.compile(rf"^\d+ of {2 * QUERIES} answers"))
             expect(bar).to_be_visible()
             before = int(bar.inner_text().split()[0])
             # no click: the page redraws the progress from the store by itself
-            expect(second.get_by_text(re.compile(rf"^(?!{before} of)\d+ of 20 answers"))).to_be_visible()
+            expect(second.get_by_text(re.compile(rf"^(?!{before} of)\d+ of {2 * QUERIES} answers"))).to_be_visible()
             screenshot(second, "collect_background_job")
             stop = second.get_by_role("button", name="Stop", exact=True)
             stop.click()
             expect(second.get_by_text(re.compile(r"Last background job .*: interrupted"))).to_be_visible()
             wait_idle(second)
-            expect(second.get_by_text("Being collected now")).to_have_count(0)
+            expect(second.get_by_role("heading", name="Being collected now")).to_have_count(0)
             screenshot(second, "collect_stopped")
         with closing(connect(db_path)) as con:
             job = jobs.latest_job(con, "collection-1")

@@ -109,7 +109,6 @@ def test_second_ctrl_c_abandons_the_requests_in_flight(tmp_path, server, db_path
     wait_for_requests_in_flight(proc, server, db_path, answers=CONCURRENCY)
     server.latency_s = 30.0  # the next requests would outlast any patience
     time.sleep(0.5)  # the requests now in flight are slow ones
-    in_flight = server.in_flight
     proc.send_signal(signal.SIGINT)
     time.sleep(0.3)
     started = time.monotonic()
@@ -117,6 +116,7 @@ def test_second_ctrl_c_abandons_the_requests_in_flight(tmp_path, server, db_path
     code, _, err = finish(proc)
     assert code == 130 and time.monotonic() - started < 10, err
     match = last_line(err)
+    in_flight = server.in_flight  # the server still holds the abandoned requests (30 s each)
     assert match.group(3) is not None and int(match.group(3)) == in_flight > 0
     answers = stored(db_path)
     assert int(match.group(1)) == len(answers) == len(server.requests) - in_flight

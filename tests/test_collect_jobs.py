@@ -64,13 +64,18 @@ def wait_until(condition, what: str, timeout: float = 60):
     pytest.fail(f"timed out waiting for {what}")
 
 
+def run_stored(db: Path, run: str = "r") -> bool:
+    with closing(connect(db)) as con:
+        return con.execute("SELECT 1 FROM collect_runs WHERE name = ?", (run,)).fetchone() is not None
+
+
 def inputs(tmp_path: Path, server: FakeOpenAI) -> tuple[bytes, bytes]:
     argv = files(tmp_path, server)
     return Path(argv[argv.index("--models") + 1]).read_bytes(), Path(argv[argv.index("--queries") + 1]).read_bytes()
 
 
 def test_a_second_process_for_a_running_run_is_refused(tmp_path, server, db_path, capsys, no_process_left):
-    server.latency_s = 0.3
+    server.latency_s = 0.5
     argv = files(tmp_path, server)
     first = start(argv, db_path)
     try:
@@ -79,6 +84,7 @@ def test_a_second_process_for_a_running_run_is_refused(tmp_path, server, db_path
         assert main([*argv, "--db", str(db_path)]) == 2
         err = capsys.readouterr().err
         assert f"already being collected by process {first.pid}" in err
+        wait_until(lambda: run_stored(db_path), "the run's row")  # the process claims the run before reading inputs
         assert main(["collect", "status", "--db", str(db_path)]) == 0
         assert f"being collected by process {first.pid}" in capsys.readouterr().out
         assert main(["collect", "status", "--run", "r", "--db", str(db_path)]) == 0
