@@ -206,3 +206,22 @@ def test_a_finished_run_makes_a_campaign_from_its_answers(router, servers, db_pa
     assert stored == sorted(stored_pairs(db_path))
     at = click(at, "collect_campaign_create")  # the same name again: refused, nothing changed
     assert any("already exists" in t for t in texts(at.error))
+
+
+def test_a_campaign_from_a_run_takes_a_golden_file_and_a_target(router, servers, db_path, monkeypatch,
+                                                                   no_process_left):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    click(page(router, models=models_toml(servers)), "collect_start")
+    job_ended(db_path)
+    at = page(router, queries=None)
+    golden = b"question,correct_answer,wrong_answer\nWhat is 1+1?,2,3\nCapital of France?,Paris,Rome\n"
+    at.file_uploader(key="collect_campaign_golden").set_value(("golden.csv", golden, "text/csv"))
+    at.number_input(key="collect_campaign_target").set_value(20)
+    at = run(at)
+    at = click(at, "collect_campaign_create")
+    with closing(connect(db_path)) as conn:
+        campaign = get_campaign(conn, "collection-1")
+        n_golden = conn.execute("SELECT COUNT(*) FROM campaign_golden WHERE campaign_id = ?",
+                                [campaign.id]).fetchone()[0]
+    assert (campaign.golden_rate, campaign.target, n_golden) == (0.1, 20, 2)
+    assert len([d for d in at.dataframe if list(d.value.columns) == ["annotator", "token"]][0].value) == 3

@@ -181,6 +181,24 @@ def test_progress_rewrites_one_line_on_a_terminal_and_prints_lines_otherwise():
                                          "2/2 answers · 0 errors · ETA 0s · m 2/2"]
 
 
+def test_a_stop_request_is_shown_at_once_and_the_terminal_line_is_closed():
+    clock = [0.0]
+    progress = Progress({"m": ModelProgress(total=4, answered=1, in_flight=2)}, clock=lambda: clock[0])
+    for tty in (True, False):
+        stream = FakeStream(tty)
+        show = TerminalProgress(stream, tty_every_s=1.0, plain_every_s=5.0, clock=lambda: clock[0], grace_s=7)
+        progress.stopping = False
+        show(progress)
+        progress.stopping = True
+        show(progress)  # within the throttle, yet shown: the person just pressed Ctrl-C
+        show(progress)  # once is enough
+        show.end()
+        show.end()
+        text = stream.getvalue()
+        assert text.count("stopping: 2 requests in flight may finish within 7 s (Ctrl-C again abandons them)") == 1
+        assert text.endswith("m 1/4\n") and not text.endswith("\n\n")
+
+
 def test_campaign_create_from_a_run(servers, tmp_path, db_path, capsys, monkeypatch):
     from contextlib import closing
 
