@@ -1,30 +1,19 @@
-"""The Collect page's pieces: reading the two inputs, the progress element, running a collection."""
+"""The Collect page's pieces: reading the two inputs and starting a run as a background job."""
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from core.collect import (
-    CollectConfig,
-    ConfigError,
-    Progress,
-    Query,
-    RunSettings,
-    collect,
-    load_models,
-    load_queries,
-)
-from core.collect.results import format_seconds
+from core.collect import CollectConfig, CollectStore, ConfigError, Query, jobs, load_models, load_queries
 from core.io import InputError
-from core.llm import run_sync
 from pages._shared import plain
 
-PROGRESS_EVERY_S = 0.3  # redraw at most this often: a fast provider answers hundreds of times a second
+VIEWED_RUN = "collect_run_view"  # the run section's selection
+WANTED_RUN = "collect_run_wanted"  # a run just started here: selected once it is stored
 
 
 def pick_file(label: str, types: list[str], key: str, help_text: str):
@@ -64,28 +53,55 @@ def config_table(config: CollectConfig) -> pd.DataFrame:
                                  "provider_limit": "Provider limit", "params": "Parameters"})
 
 
-class ProgressElement:
-    """A progress bar, the ETA and per-model counts, redrawn at most every PROGRESS_EVERY_S."""
-
-    def __init__(self):
-        self.bar = st.progress(0.0, text="Starting…")
-        self.table = st.empty()
-        self.last = float("-inf")
-
-    def __call__(self, progress: Progress) -> None:
-        now = time.monotonic()
-        if now - self.last < PROGRESS_EVERY_S and not progress.finished:
+def start_section(db_path: str) -> None:
+    """Inputs, the models table, the run name and the button that starts (or resumes) a background job."""
+    st.subheader("Start or resume a run")
+    models_source, models_name = pick_file("Models file (TOML)", ["toml"], "collect_models",
+                                           "[[models]] entries: name, provider, base_url, model, api_key_env, params")
+    queries_source, queries_name = pick_file("Eval set (CSV or JSONL)", ["csv", "jsonl", "json", "tsv"],
+                                             "collect_queries", "columns query_id, prompt; optional category, priority")
+    if models_source is None or queries_source is None:
+        st.info("Choose a models file and an eval set to start. API keys are never typed here: the models file "
+                "names the environment variable that holds each key.")
+        return
+    config = read_config(models_source, models_name)
+    queries = read_queries(queries_source, queries_name)
+    if config is None or queries is None:
+        return
+    st.dataframe(config_table(config), hide_index=True, key="collect_config_table")
+    unset = [f"{m.name} ({m.api_key_env})" for m in config.models
+             if m.api_key_env and not os.environ.get(m.api_key_env)]
+    if unset:
+        st.warning("Key variable not set for " + plain(", ".join(unset)) + ": set it where the dashboard runs, or "
+                   "these models will be stopped at their first request.")
+    st.caption(f"{len(queries):,} queries × {len(config.models)} models = "
+               f"{len(queries) * len(config.models):,} answers")
+    left, right = st.columns([3, 1])
+    run_name = left.text_input("Run name", value="collection-1", key="collect_run_name",
+                               help="the same name again resumes that run: only missing answers are asked for").strip()
+    limit = int(right.number_input("Only the first N queries (0: all)", min_value=0, value=0, step=10,
+                                   key="collect_limit"))
+    if not run_name:
+        st.info("Give the run a name.")
+        return
+    with CollectStore(db_path) as store:
+        existing = {r["name"]: r for r in store.runs()}.get(run_name)
+        busy = jobs.active_job(store.con, run_name)
+    if busy is not None:
+        st.info(f"Run **{plain(run_name)}** is being collected now (process {busy.pid or '…'}): follow it above.")
+    elif existing:
+        st.caption(f"Run **{plain(run_name)}** holds {existing['answers']:,} answers; starting it again resumes it.")
+    if st.button("Resume collection" if existing else "Start collection", type="primary", key="collect_start",
+                 disabled=busy is not None):
+        try:
+            jobs.start_background(db_path, run_name, _contents(models_source), _contents(queries_source),
+                                  queries_name, limit=limit or None)
+        except (jobs.JobBusy, OSError) as exc:
+            st.error(plain(exc))
             return
-        self.last = now
-        totals = progress.totals()
-        share = (totals["total"] - totals["remaining"]) / totals["total"] if totals["total"] else 1.0
-        self.bar.progress(min(1.0, share), text=f"{totals['done']:,} of {totals['total']:,} answers · "
-                                                 f"{totals['failed']:,} errors · ETA {format_seconds(progress.eta_s())}")
-        self.table.dataframe(pd.DataFrame(progress.rows()), hide_index=True)
+        st.session_state[WANTED_RUN] = run_name  # the run section below shows this run once it is stored
+        st.rerun()
 
 
-def run_collection(config: CollectConfig, queries: list[Query], db_path: str, name: str, limit: int | None):
-    """Run (or resume) with a live progress element; returns the session outcome."""
-    show = ProgressElement()
-    settings = RunSettings(name, limit=limit, queries_source="page upload")
-    return run_sync(collect(config, queries, db_path, settings, show))
+def _contents(source) -> bytes:
+    return source if isinstance(source, bytes) else Path(source).read_bytes()

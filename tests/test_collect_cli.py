@@ -68,6 +68,8 @@ def test_run_status_export(servers, tmp_path, db_path, capsys, monkeypatch):
     assert (status["answers"], status["expected"], status["complete"]) == (12, 12, True)
     assert main(["collect", "status", *base]) == 0
     assert "r1: 12 answers, 6 queries × 2 models" in capsys.readouterr().out
+    assert main(["collect", "status", "--run", "r1", *base]) == 0
+    assert "last command line process ended" in capsys.readouterr().out.splitlines()[-1]
     for name in ("answers.csv", "answers.jsonl"):
         output = tmp_path / name
         assert main(["collect", "export", "--run", "r1", "--output", str(output), "--game-id", "g1", *base]) == 0
@@ -177,3 +179,53 @@ def test_progress_rewrites_one_line_on_a_terminal_and_prints_lines_otherwise():
         else:
             assert text.splitlines() == ["0/2 answers · 0 errors · ETA … · m 0/2",
                                          "2/2 answers · 0 errors · ETA 0s · m 2/2"]
+
+
+def test_a_stop_request_is_shown_at_once_and_the_terminal_line_is_closed():
+    clock = [0.0]
+    progress = Progress({"m": ModelProgress(total=4, answered=1, in_flight=2)}, clock=lambda: clock[0])
+    for tty in (True, False):
+        stream = FakeStream(tty)
+        show = TerminalProgress(stream, tty_every_s=1.0, plain_every_s=5.0, clock=lambda: clock[0], grace_s=7)
+        progress.stopping = False
+        show(progress)
+        progress.stopping = True
+        show(progress)  # within the throttle, yet shown: the person just pressed Ctrl-C
+        show(progress)  # once is enough
+        show.end()
+        show.end()
+        text = stream.getvalue()
+        assert text.count("stopping: 2 requests in flight may finish within 7 s (Ctrl-C again abandons them)") == 1
+        assert text.endswith("m 1/4\n") and not text.endswith("\n\n")
+
+
+def test_campaign_create_from_a_run(servers, tmp_path, db_path, capsys, monkeypatch):
+    from contextlib import closing
+
+    from core.campaign import connect, get_campaign, list_campaigns
+    from core.collect import jobs
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    models, queries = write_models(tmp_path / "models.toml", servers), write_queries(tmp_path / "q.csv", 5)
+    base = ["--db", str(db_path)]
+    assert main(["collect", "run", "--models", str(models), "--queries", str(queries), "--run", "r1", *base]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "create", "c1", "--from-run", "r1", "--annotators", "ann,bob", *base]) == 0
+    out = capsys.readouterr().out
+    assert "5 queries, 2 models" in out and "ann\t" in out
+    with closing(connect(db_path)) as conn:
+        campaign = get_campaign(conn, "c1")
+        in_campaign = conn.execute("SELECT query_id, model FROM campaign_answers WHERE campaign_id = ?",
+                                   [campaign.id]).fetchall()
+    assert sorted(in_campaign) == sorted(pairs(db_path))
+    assert main(["campaign", "create", "c2", "--from-run", "nope", *base]) == 2
+    assert "no collection run named 'nope' (runs: 'r1')" in capsys.readouterr().err
+    with closing(connect(db_path)) as conn:
+        busy = jobs.claim(conn, "r1", "command line", os.getpid())  # as if this process collected r1 now
+    assert main(["campaign", "create", "c2", "--from-run", "r1", *base]) == 2
+    assert f"run 'r1' is being collected now (process {os.getpid()})" in capsys.readouterr().err
+    with closing(connect(db_path)) as conn:
+        jobs.end(conn, busy.job_id, 0)
+        assert [c.name for c in list_campaigns(conn)] == ["c1"]
+    with pytest.raises(SystemExit):  # one source of answers
+        main(["campaign", "create", "c3", "--from-run", "r1", "--answers", "a.csv", *base])

@@ -5,7 +5,9 @@ that model has not answered yet. Dispatcher: one semaphore per provider; each mo
 as its share of its provider's limit, and every request holds a slot of the provider's semaphore while it
 is in flight (its retry waits included, so a throttled provider is not hit harder). Providers share
 nothing, so a slow or throttled one never holds up another. Retries follow :class:`core.llm.RetryPolicy`;
-an authentication error stops that model only.
+an authentication error stops that model only. A stop request (:mod:`core.collect.stop`) starts no new
+request and lets those in flight finish within its grace period; what is still in flight after it is
+abandoned, stores nothing and is asked again by the next session.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from core.cleaning import CleaningRules
 from core.collect.config import CollectConfig, ModelSpec
 from core.collect.queries import Query
 from core.collect.results import ModelProgress, Progress, ResultRecorder
+from core.collect.stop import StopSwitch
 from core.collect.store import CollectStore
 from core.llm import LLMClient, LLMError, RetryPolicy
 
@@ -39,6 +42,7 @@ class RunSettings:
     rng: random.Random | None = None
     clock: Callable[[], float] = time.monotonic
     queries_source: str = ""
+    stop: StopSwitch | None = None  # graceful stop requests (Ctrl-C, the Stop button); None: run to the end
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,9 @@ class SessionOutcome:
     stopped_models: dict[str, str]  # model -> the authentication error that stopped it
     elapsed_s: float
     store_write_s: float  # time spent writing answers and failures to the store
+    interrupted: bool = False  # a stop request ended the session before every pair was asked
+    not_asked: int = 0  # pairs left for a later session (a stop request came first; abandoned ones included)
+    abandoned: int = 0  # requests in flight given up (second stop request or end of the grace period)
 
 
 def prompt_messages(query: Query) -> list[dict]:
@@ -84,40 +91,87 @@ async def collect(config: CollectConfig, queries: Sequence[Query], db_path: str 
             client = LLMClient(spec.endpoint(config.limit_of(spec)), policy=settings.policy, sleep=settings.sleep,
                                rng=settings.rng or random.Random())
             clients.append(client)
-            lane = _Lane(spec, client, lanes[spec.name], gates[spec.provider], recorder, stopped)
+            lane = _Lane(spec, client, lanes[spec.name], gates[spec.provider], recorder, stopped, settings.stop)
             workers += [lane.work() for _ in range(config.model_limit(spec))]
+        tasks = [asyncio.ensure_future(worker) for worker in workers]
         try:
-            await asyncio.gather(*workers)
+            abandoned = await _drain(tasks, settings.stop, recorder)
         finally:
             for client in clients:
                 await client.aclose()
         counts = progress.totals()
+        not_asked = sum(len(lane) for lane in lanes.values())
         return SessionOutcome(settings.run, asked, counts["answered"], counts["failed"],
                               counts["skipped"], sum(m.done_before for m in progress.models.values()), stopped,
-                              progress.elapsed_s, store.write_seconds)
+                              progress.elapsed_s, store.write_seconds,
+                              interrupted=bool(settings.stop and settings.stop.stopping and (not_asked or abandoned)),
+                              not_asked=not_asked, abandoned=abandoned)
+
+
+async def _drain(tasks: list[asyncio.Future], stop: StopSwitch | None, recorder: ResultRecorder) -> int:
+    """Wait for the workers. On a stop request they start nothing new; those in flight get the grace period,
+    then (or at a second request) are cancelled. Returns the number of requests abandoned."""
+    everything = asyncio.ensure_future(asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION))
+    waiters = [asyncio.ensure_future(stop.wait_stopping()), asyncio.ensure_future(stop.wait_abandoning())] \
+        if stop is not None else []
+    abandoned = 0
+    try:
+        if waiters:
+            await asyncio.wait({everything, waiters[0]}, return_when=asyncio.FIRST_COMPLETED)
+            if not everything.done():
+                recorder.stopping()
+                await asyncio.wait({everything, waiters[1]}, timeout=stop.grace_s,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            if not everything.done():
+                abandoned = recorder.progress.in_flight
+        else:
+            await asyncio.shield(everything)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        unfinished = [task for task in tasks if not task.done()]
+        for task in unfinished:  # abandoned, or the session itself was cancelled: nothing is left running
+            task.cancel()
+        if unfinished:
+            await asyncio.wait(unfinished)
+        await everything
+    errors = [task.exception() for task in tasks if not task.cancelled() and task.exception() is not None]
+    if errors:
+        raise errors[0]  # a worker's unexpected error (the others were stopped above)
+    return abandoned
 
 
 class _Lane:
     """One model's pending queries and the workers that ask them."""
 
     def __init__(self, spec: ModelSpec, client: LLMClient, pending: collections.deque, gate: asyncio.Semaphore,
-                 recorder: ResultRecorder, stopped: dict[str, str]):
+                 recorder: ResultRecorder, stopped: dict[str, str], stop: StopSwitch | None = None):
         self.spec, self.client, self.pending, self.gate = spec, client, pending, gate
-        self.recorder, self.stopped = recorder, stopped
+        self.recorder, self.stopped, self.stop = recorder, stopped, stop
         self.params = dict(spec.params)
+        self.counts = recorder.progress.models[spec.name]
+
+    def _halted(self) -> bool:
+        return self.spec.name in self.stopped or (self.stop is not None and self.stop.stopping)
 
     async def work(self) -> None:
-        while self.pending and self.spec.name not in self.stopped:
+        while self.pending and not self._halted():
             query = self.pending.popleft()
             async with self.gate:
-                if self.spec.name in self.stopped:  # stopped while this worker waited for a slot
+                if self._halted():  # stopped while this worker waited for a slot
                     self.pending.appendleft(query)
                     break
+                self.counts.in_flight += 1
                 try:
                     result = await self.client.chat(prompt_messages(query), **self.params)
                 except LLMError as error:
                     self._failed(query, error)
                     continue
+                except asyncio.CancelledError:  # abandoned: stored nowhere, so the next session asks it again
+                    self.pending.appendleft(query)
+                    raise
+                finally:
+                    self.counts.in_flight -= 1
             self.recorder.answer(query, self.spec.name, result)
         if self.spec.name in self.stopped and self.pending:
             skipped = len(self.pending)

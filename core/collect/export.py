@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.collect.store import CollectStore
+from core.collect.store import CollectStore, RunNotFound
 from core.formats import csv_frame
 
 FORMATS = ("csv", "jsonl")
@@ -66,3 +66,21 @@ def campaign_answers(store: CollectStore, name: str, *, game_id: str | None = No
 
     answers = answers_table(store, name, game_id=game_id)
     return read_answers(to_bytes(answers.frame, "csv"), name=f"run {name!r}.csv")
+
+
+def run_answers_for_campaign(db: str | Path, name: str, *, game_id: str | None = None) -> pd.DataFrame:
+    """The stored answers of run ``name`` as a campaign's answers table, for ``create_campaign`` (no file in
+    between). Refused while a process still collects the run: its answers are still arriving."""
+    from core.campaign.store import CampaignError
+    from core.collect import jobs
+
+    with CollectStore(db) as store:
+        busy = jobs.active_job(store.con, name)
+        if busy is not None:
+            raise CampaignError(f"run {name!r} is being collected now (process {busy.pid}); wait for it to end, "
+                                "or stop it, then create the campaign")
+        try:
+            return campaign_answers(store, name, game_id=game_id)
+        except RunNotFound:
+            known = ", ".join(repr(r["name"]) for r in store.runs()) or "none yet"
+            raise CampaignError(f"no collection run named {name!r} (runs: {known})") from None

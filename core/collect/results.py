@@ -23,6 +23,7 @@ class ModelProgress:
     failed: int = 0
     skipped: int = 0  # not asked: the model was stopped by an authentication error
     stopped: str | None = None  # why the model was stopped, if it was
+    in_flight: int = 0  # requests sent and not yet answered
 
     @property
     def done(self) -> int:
@@ -40,6 +41,7 @@ class Progress:
     models: dict[str, ModelProgress]
     clock: Callable[[], float] = time.monotonic
     started: float = field(default=0.0)
+    stopping: bool = False  # a stop request came: no new request starts, those in flight may finish
 
     def __post_init__(self) -> None:
         self.started = self.clock()
@@ -51,6 +53,10 @@ class Progress:
     @property
     def finished(self) -> bool:
         return all(m.remaining == 0 for m in self.models.values())
+
+    @property
+    def in_flight(self) -> int:
+        return sum(m.in_flight for m in self.models.values())
 
     def totals(self) -> dict[str, int]:
         keys = ("total", "done", "answered", "failed", "skipped", "remaining")
@@ -129,6 +135,10 @@ class ResultRecorder:
         counts = self.progress.models[model]
         counts.stopped = str(error)
         counts.skipped += skipped
+        self._notify()
+
+    def stopping(self) -> None:
+        self.progress.stopping = True
         self._notify()
 
     def _notify(self) -> None:

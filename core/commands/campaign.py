@@ -23,8 +23,10 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
     actions = parser.add_subparsers(dest="campaign_action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="create a campaign and print its annotator tokens (once)")
     create.add_argument("name", metavar="NAME")
-    create.add_argument("--answers", required=True, metavar="FILE",
+    source = create.add_mutually_exclusive_group(required=True)
+    source.add_argument("--answers", metavar="FILE",
                         help="CSV/JSONL: query_id, prompt, model, answer (optional category, game_id)")
+    source.add_argument("--from-run", metavar="RUN", help="the answers of a collection run (evalboard collect run)")
     create.add_argument("--golden", metavar="FILE", help="CSV/JSONL: question, correct_answer, wrong_answer "
                                                          "(optional category)")
     create.add_argument("--dimensions", default="overall", help="comma-separated (default overall)")
@@ -90,7 +92,12 @@ def _create(conn, args: argparse.Namespace) -> int:
     from core.campaign.store import CampaignError, create_campaign, issue_tokens
     from core.cleaning import CleaningRules
 
-    answers = read_answers(args.answers)
+    if args.from_run is not None:
+        from core.collect.export import run_answers_for_campaign
+
+        answers = run_answers_for_campaign(args.db or _default_db(), args.from_run)
+    else:
+        answers = read_answers(args.answers)
     golden = read_golden(args.golden) if args.golden else None
     rate = args.golden_rate if args.golden_rate is not None else (DEFAULT_GOLDEN_RATE if golden is not None else 0.0)
     if args.tokens < 0:
@@ -111,6 +118,12 @@ def _create(conn, args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     _print_tokens(issue_tokens(conn, campaign, args.tokens, _names(args.annotators)))
     return 0
+
+
+def _default_db():
+    from core.store import default_db_path
+
+    return default_db_path()
 
 
 def _tokens(conn, args: argparse.Namespace) -> int:

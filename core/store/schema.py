@@ -132,6 +132,13 @@ CREATE TABLE IF NOT EXISTS collect_errors (
     run_id INTEGER NOT NULL REFERENCES collect_runs(run_id), query_id TEXT NOT NULL, model TEXT NOT NULL,
     kind TEXT NOT NULL, status INTEGER, message TEXT NOT NULL, attempts INTEGER NOT NULL,
     created_at TEXT NOT NULL, UNIQUE (run_id, query_id, model));
+-- One row per collecting process (a command-line run or a background job started from the Collect page);
+-- at most one unfinished row per run name, so two processes never collect one run at once.
+CREATE TABLE IF NOT EXISTS collect_jobs (
+    job_id INTEGER PRIMARY KEY, run_name TEXT NOT NULL, origin TEXT NOT NULL, status TEXT NOT NULL,
+    pid INTEGER, pid_started TEXT, started_at TEXT NOT NULL, ended_at TEXT, exit_code INTEGER,
+    message TEXT NOT NULL DEFAULT '', log_path TEXT);
+CREATE UNIQUE INDEX IF NOT EXISTS collect_jobs_one_per_run ON collect_jobs (run_name) WHERE ended_at IS NULL;
 """
 
 EVALSET = """

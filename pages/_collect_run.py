@@ -1,0 +1,120 @@
+"""The Collect page's stored runs: how the last job ended, the summary, the answers file, and a voting campaign
+made straight from the run's answers."""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+import pandas as pd
+import streamlit as st
+
+from core.campaign import CampaignError, connect, create_campaign, issue_tokens, read_golden
+from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
+from core.collect import CollectStore, answers_table, summarize
+from core.collect.export import run_answers_for_campaign, to_bytes
+from core.io import InputError
+from pages._campaign_admin import tokens_csv
+from pages._collect_jobs import last_job
+from pages._collect_parts import VIEWED_RUN, WANTED_RUN
+from pages._shared import plain
+
+NEW_TOKENS = "collect_campaign_tokens"  # (campaign name, [(annotator, token)]) shown once after creation
+
+
+def stored_run_section(db_path: str) -> None:
+    with CollectStore(db_path) as store:
+        names = [r["name"] for r in store.runs()]
+    if not names:
+        return
+    st.subheader("Runs")
+    if st.session_state.get(WANTED_RUN) in names:
+        st.session_state[VIEWED_RUN] = st.session_state.pop(WANTED_RUN)
+    if st.session_state.get(VIEWED_RUN) not in names:
+        st.session_state[VIEWED_RUN] = names[-1]  # the latest run
+    run = st.selectbox("Run", names, key=VIEWED_RUN)
+    job = last_job(db_path, run)
+    if job is not None and job.active:
+        st.caption("Being collected now: its progress is above; the summary follows when the job ends.")
+        return
+    with CollectStore(db_path) as store:
+        summary = summarize(store, run)
+        answers = answers_table(store, run)
+    a, b, c, d = st.columns(4)
+    a.metric("Answers", f"{summary.answers:,} / {summary.expected:,}")
+    b.metric("Failures", f"{sum(summary.failures_by_kind().values()):,}")
+    c.metric("Latency p50", "–" if summary.latency_p50_s is None else f"{summary.latency_p50_s:.2f} s")
+    d.metric("Latency p90", "–" if summary.latency_p90_s is None else f"{summary.latency_p90_s:.2f} s")
+    if summary.failures_by_kind():
+        st.caption("Failures by type: " + ", ".join(f"{k} {n:,}" for k, n in summary.failures_by_kind().items()))
+    for model in summary.models:
+        if model.stopped:
+            st.error(f"Model **{plain(model.model)}** was stopped: {plain(model.stopped)}")
+    st.dataframe(pd.DataFrame(summary.rows()), hide_index=True, key="collect_summary_table",
+                 column_config={k: st.column_config.NumberColumn(format="%.2f") for k in ("p50 s", "p90 s", "p99 s")})
+    if not summary.complete:
+        st.info(f"{summary.expected - summary.answers:,} answers are missing: start the run again above (same run "
+                "name, same eval set) to ask for them.")
+    fmt = st.radio("Answers file format", ["csv", "jsonl"], horizontal=True, key="collect_export_format")
+    note = f" ({answers.left_out_empty:,} left out: empty after cleaning)" if answers.left_out_empty else ""
+    st.download_button(f"Download {len(answers.frame):,} answers ({fmt.upper()}){note}", to_bytes(answers.frame, fmt),
+                       file_name=f"{run}-answers.{fmt}", key="collect_download",
+                       mime="text/csv" if fmt == "csv" else "application/jsonl")
+    if len(answers.frame):
+        _campaign_form(db_path, run, summary.expected - summary.answers)
+
+
+def _campaign_form(db_path: str, run: str, missing: int) -> None:
+    st.subheader("Create a campaign from these answers")
+    _show_new_tokens()
+    if missing:
+        st.caption(f"{missing:,} answers are missing: the campaign compares the answers stored now.")
+    name = st.text_input("Campaign name", value=run, key="collect_campaign_name")
+    golden = st.file_uploader("Golden file (optional)", type=["csv", "jsonl", "json", "parquet"],
+                              key="collect_campaign_golden", help="question, correct_answer, wrong_answer")
+    left, middle, right = st.columns(3)
+    dimensions = left.text_input("Dimensions (comma-separated)", value="overall", key="collect_campaign_dimensions")
+    rate = middle.number_input("Golden rate", min_value=0.0, max_value=0.9, value=DEFAULT_GOLDEN_RATE, step=0.05,
+                               key="collect_campaign_golden_rate", help="share of golden items (with a golden file)")
+    target = right.number_input("Items per annotator", min_value=1, value=DEFAULT_TARGET, step=10,
+                                key="collect_campaign_target")
+    left, right = st.columns(2)
+    count = left.number_input("Tokens to issue", min_value=0, value=3, step=1, key="collect_campaign_token_count")
+    annotators = right.text_input("…or annotator names (comma-separated)", key="collect_campaign_annotators")
+    if not st.button("Create campaign", type="primary", key="collect_campaign_create"):
+        return
+    labels = [n.strip() for n in annotators.split(",") if n.strip()]
+    try:
+        answers = run_answers_for_campaign(db_path, run)
+        golden_table = read_golden(golden, name=golden.name) if golden is not None else None
+        with closing(connect(db_path)) as conn:
+            campaign = create_campaign(conn, name, answers, golden_table,
+                                       dimensions=[d for d in dimensions.split(",") if d.strip()],
+                                       golden_rate=float(rate) if golden_table is not None else 0.0,
+                                       target=int(target))
+            issued = issue_tokens(conn, campaign, 0 if labels else int(count), labels)
+    except InputError as exc:
+        st.error("The campaign was not created.")
+        st.code(str(exc), language=None, wrap_lines=True)
+        return
+    except CampaignError as exc:
+        st.error(f"The campaign was not created: {plain(exc)}")
+        return
+    st.session_state[NEW_TOKENS] = (campaign.name, [(t.label, t.token) for t in issued])
+    st.rerun()
+
+
+def _show_new_tokens() -> None:
+    new = st.session_state.get(NEW_TOKENS)
+    if not new:
+        return
+    name, tokens = new
+    st.success(f"Campaign '{plain(name)}' created from this run's answers. Manage it on the Data page.")
+    st.warning("Annotator tokens — shown once: download them or copy them now.")
+    st.dataframe(pd.DataFrame(tokens, columns=["annotator", "token"]), hide_index=True,
+                 key="collect_campaign_tokens_table")
+    left, right = st.columns(2)
+    left.download_button("Download tokens (CSV)", tokens_csv(tokens), file_name=f"{name}-tokens.csv", mime="text/csv",
+                         key="collect_campaign_tokens_download")
+    if right.button("I have saved them", key="collect_campaign_tokens_done"):
+        st.session_state.pop(NEW_TOKENS, None)
+        st.rerun()
