@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.campaign import CHOICES, connect, create_campaign, issue_tokens, read_answers, read_golden
-from tests.browser_support import ARTIFACTS, chromium, expect, go, new_page, streamlit_server, wait_idle
+from tests.browser_support import ARTIFACTS, chromium, expect, new_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,7 @@ def artifacts(tmp_path: Path) -> Path:
 
 
 def sign_in(page, token: str) -> None:
-    go(page, "Vote")
+    expect(page.get_by_role("heading", name="Vote", exact=True)).to_be_visible()
     box = page.get_by_label("Your annotator token", exact=True)
     box.fill(token)
     box.press("Enter")
@@ -107,7 +107,8 @@ def test_three_annotators_vote_at_once_in_the_browser(campaign_db, tmp_path):
     clicked: dict[str, list[tuple[str, ...]]] = {label: [] for label in labels}
     with streamlit_server(db, tmp_path / "streamlit.log") as url, chromium() as browser, \
             contextlib.ExitStack() as stack:
-        pages = {label: stack.enter_context(new_page(browser, url)) for label in labels}
+        # An annotator opens the Vote page's own address, as the campaign owner hands it out.
+        pages = {label: stack.enter_context(new_page(browser, f"{url}/vote")) for label in labels}
         for label, page in pages.items():
             sign_in(page, tokens[label])
             check_page_is_clean(page)

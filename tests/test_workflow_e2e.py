@@ -213,8 +213,11 @@ def collect_interrupted_then_resumed(capsys, providers, tmp: Path, db: Path, mon
             "--db", str(db)]
     expected = n_queries * len(MODELS)
     env = {**os.environ, KEY_ENV: "sk-e2e", "PYTHONPATH": str(REPO)}
+    # Ctrl-C's default action restored in the child: a shell starts background jobs with SIGINT ignored, and
+    # Python keeps an ignored SIGINT ignored (the collector would then never see the signal).
     proc = subprocess.Popen([sys.executable, "-m", "core.cli", *argv], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while len(stored_answers(db)) < expected // 10 and proc.poll() is None and time.monotonic() < deadline:
