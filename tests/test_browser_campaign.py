@@ -56,11 +56,15 @@ def artifacts(tmp_path: Path) -> Path:
     return folder
 
 
-def sign_in(page, token: str) -> None:
+def enter_token(page, token: str) -> None:
+    """Type the token and press Enter (without waiting for the first item)."""
     expect(page.get_by_role("heading", name="Vote", exact=True)).to_be_visible()
     box = page.get_by_label("Your annotator token", exact=True)
     box.fill(token)
     box.press("Enter")
+
+
+def expect_first_item(page) -> None:
     expect(page.get_by_text(f"0 / {TARGET} done")).to_be_visible()
     expect(page.get_by_role("heading", name="Answer B")).to_be_visible()
     wait_idle(page)
@@ -109,8 +113,10 @@ def test_three_annotators_vote_at_once_in_the_browser(campaign_db, tmp_path):
             contextlib.ExitStack() as stack:
         # An annotator opens the Vote page's own address, as the campaign owner hands it out.
         pages = {label: stack.enter_context(new_page(browser, f"{url}/vote")) for label in labels}
-        for label, page in pages.items():
-            sign_in(page, tokens[label])
+        for label, page in pages.items():  # three sign in at once too
+            enter_token(page, tokens[label])
+        for page in pages.values():
+            expect_first_item(page)
             check_page_is_clean(page)
         pages[labels[0]].screenshot(path=out / "campaign_01_item.png")
         for round_ in range(TARGET):
