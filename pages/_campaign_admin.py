@@ -144,8 +144,8 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     except CampaignError as exc:  # e.g. another owner's change in between
         st.error(plain(exc))
     if right.button("Publish votes as a dataset", key="campaign_publish", type="primary", disabled=done == 0,
-                    help="store the votes so far as a votes dataset, 'campaign <name> (<n> votes)'; "
-                         "it replaces the campaign's previous one"):
+                    help="store the votes so far as the votes dataset 'campaign <name>'; each publish "
+                         "replaces its votes (same name and id)"):
         _publish(chosen.name)
 
 
@@ -158,7 +158,7 @@ def _publish(name: str) -> None:
 
 
 def _republish(name: str, failure: str) -> Dataset | None:
-    """Publish the campaign's votes and make the new snapshot active after the rerun; None on error (shown)."""
+    """Publish the campaign's votes and make its dataset active after the rerun; None on error (shown)."""
     try:
         dataset = publish(default_db_path(), name)
     except (CampaignError, InputError) as exc:
@@ -177,6 +177,6 @@ def refresh_control(dataset: Dataset | None) -> None:
     if name is None:
         return
     if st.button("Refresh campaign votes", key="campaign_refresh", icon=":material/refresh:",
-                 help=f"re-publish the votes of campaign '{name}' and analyse the new snapshot"):
+                 help=f"re-publish the votes of campaign '{name}' and analyse the latest"):
         if _republish(name, "Not refreshed") is not None:
             st.rerun()
