@@ -2,7 +2,7 @@
 
 ``campaign_section()`` creates campaigns from uploaded files, hands out tokens (shown once, downloadable),
 revokes them, shows progress per annotator and publishes the votes as a dataset.
-``refresh_control(dataset)`` re-publishes the active campaign snapshot and makes the new one active.
+``refresh_control(dataset)`` re-publishes the votes of the active campaign dataset (same name and id).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def _republish(name: str, failure: str) -> Dataset | None:
 
 
 def refresh_control(dataset: Dataset | None) -> None:
-    """Sidebar button, shown only when the active dataset is a campaign snapshot: fetch the latest votes."""
+    """Sidebar button, shown only when the active dataset holds a campaign's votes: fetch the latest votes."""
     name = campaign_of_dataset(dataset) if dataset is not None else None
     if name is None:
         return

@@ -271,3 +271,18 @@ def test_the_cli_analyses_show_the_owners_names(db_path, conn, tokens, capsys, t
     bundle = {p.name: p.read_text() for p in (tmp_path / "bundle").iterdir() if p.suffix in (".md", ".json")}
     assert any(LABELS[0] in text for text in bundle.values())
     assert not any(i in text for text in bundle.values() for i in ids)
+
+
+def test_a_replacement_keeps_one_columnar_copy_and_refuses_another_kind(store):
+    from core.store import snapshot
+
+    dataset = store.ingest(load(b"model_a,model_b,winner\nx,y,model_a\n", name="v.csv")).dataset
+    store.load(dataset.id)  # writes the columnar copy of the first content
+    result = store.ingest(load(b"model_a,model_b,winner\np,q,tie\n", name="v.csv"), name="v", replace=dataset.id)
+    store.load(dataset.id)
+    copies = sorted(p.name for p in snapshot.folder(store.path).glob("*.arrow"))
+    assert copies == [snapshot.path_for(store.path, dataset.id, result.dataset.sha256).name]
+    runs = load(b"model_id,task_id,metric_name,score,category\nm,t,acc,0.5,c\n", name="runs.csv")
+    with pytest.raises(ValueError, match="holds votes, not eval runs"):
+        store.ingest(runs, name="v", replace=dataset.id)
+    assert store.load(dataset.id)["model_a"].tolist() == ["p"]
