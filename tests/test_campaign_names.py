@@ -176,6 +176,7 @@ def test_an_unknown_name_lists_what_exists_close_matches_first(db_path, conn, to
     assert code == 2 and "no such file, and no stored dataset of that name" in err
     assert "did you mean 'campaign demo'?" in err
     assert err.index("'campaign demo'") < err.index("'arena'")
+    assert "campaigns: 'demo'" in err
 
 
 def test_an_unknown_name_lists_at_most_a_few_names(db_path, capsys):
@@ -196,6 +197,12 @@ def test_an_unpublished_campaign_says_how_to_publish(db_path, campaign, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "campaign 'demo' has no published votes yet" in err
     assert "evalboard campaign publish demo" in err
+    with Store(db_path) as store:
+        store.ingest(load(b"model_a,model_b,winner\na,b,a\n", name="arena.csv"))
+        with pytest.raises(DatasetNotFound) as caught:
+            store.dataset("arnea")
+    assert caught.value.hint == ("did you mean 'arena'? stored datasets: 'arena'; "
+                                 "campaigns: 'demo' (not published yet)")
 
 
 def test_an_empty_store_says_so(db_path):

@@ -97,8 +97,9 @@ def names_hint(conn: sqlite3.Connection, wanted: str) -> str:
     text += f"stored datasets: {listed}"
     if more > 0:
         text += f" … and {more:,} more (`evalboard datasets` lists them all)"
-    if unpublished:
-        text += "; campaigns not published yet: " + ", ".join(repr(c) for c in unpublished[:MAX_LISTED])
+    if campaigns:  # a campaign's name stands for its votes
+        shown = [repr(c) + ("" if c in published else " (not published yet)") for c in campaigns[:MAX_LISTED]]
+        text += "; campaigns: " + ", ".join(shown) + (" …" if len(campaigns) > MAX_LISTED else "")
     return text
 
 
