@@ -31,8 +31,6 @@ from core.store.connection import write_transaction
 from core.store.names import CAMPAIGN_SOURCE_PREFIX as SOURCE_PREFIX
 from core.store.names import campaign_dataset_name, campaign_source
 
-snapshot_source = campaign_source  # the name earlier versions used
-
 
 def campaign_of_dataset(dataset: Dataset) -> str | None:
     """The campaign whose votes a dataset holds, or None."""
