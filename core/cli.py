@@ -162,8 +162,9 @@ def read_input(args: argparse.Namespace) -> tuple[str, object]:
     with Store(args.db) as store:
         try:
             info = store.dataset(args.votes)
-        except DatasetNotFound:
-            raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]) from None
+        except DatasetNotFound as exc:
+            raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")],
+                             exc.hint or None) from None
         frame = store.load(info.id)
     if info.kind == "eval_runs" and args.missing != DEFAULT_MISSING:
         from core.io.missing import apply_missing_rule

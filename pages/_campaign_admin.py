@@ -3,7 +3,7 @@
 ``campaign_section()`` creates campaigns from uploaded files (the form is in ``pages._campaign_create``),
 hands out tokens (shown once, downloadable), revokes them, shows progress per annotator and the overlap
 so far, and publishes the votes as a dataset.
-``refresh_control(dataset)`` re-publishes the active campaign snapshot and makes the new one active.
+``refresh_control(dataset)`` re-publishes the votes of the active campaign dataset (same name and id).
 """
 
 from __future__ import annotations
@@ -110,8 +110,8 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     except CampaignError as exc:  # e.g. another owner's change in between
         st.error(plain(exc))
     if right.button("Publish votes as a dataset", key="campaign_publish", type="primary", disabled=done == 0,
-                    help="store the votes so far as a votes dataset, 'campaign <name> (<n> votes)'; "
-                         "it replaces the campaign's previous one"):
+                    help="store the votes so far as the votes dataset 'campaign <name>'; each publish "
+                         "replaces its votes (same name and id)"):
         _publish(chosen.name)
 
 
@@ -124,7 +124,7 @@ def _publish(name: str) -> None:
 
 
 def _republish(name: str, failure: str) -> Dataset | None:
-    """Publish the campaign's votes and make the new snapshot active after the rerun; None on error (shown)."""
+    """Publish the campaign's votes and make its dataset active after the rerun; None on error (shown)."""
     try:
         dataset = publish(default_db_path(), name)
     except (CampaignError, InputError) as exc:
@@ -138,11 +138,11 @@ def _republish(name: str, failure: str) -> Dataset | None:
 
 
 def refresh_control(dataset: Dataset | None) -> None:
-    """Sidebar button, shown only when the active dataset is a campaign snapshot: fetch the latest votes."""
+    """Sidebar button, shown only when the active dataset holds a campaign's votes: fetch the latest votes."""
     name = campaign_of_dataset(dataset) if dataset is not None else None
     if name is None:
         return
     if st.button("Refresh campaign votes", key="campaign_refresh", icon=":material/refresh:",
-                 help=f"re-publish the votes of campaign '{name}' and analyse the new snapshot"):
+                 help=f"re-publish the votes of campaign '{name}' and analyse the latest"):
         if _republish(name, "Not refreshed") is not None:
             st.rerun()

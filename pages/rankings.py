@@ -78,6 +78,9 @@ if details.get("unqualified_annotators"):
 if details.get("models_without_votes"):
     summary += f"; no votes for {', '.join(map(plain, details['models_without_votes']))}"
 st.caption(summary)
+if details.get("unqualified_annotators"):  # by the names their owner gave them, where the store has them
+    names = details["unqualified_annotators"]
+    st.caption("Unqualified annotators: " + ", ".join(map(plain, names[:12])) + (" …" if len(names) > 12 else ""))
 
 
 def show_ranking(r, key: str) -> None:

@@ -191,9 +191,9 @@ def read_report_input(args) -> tuple[str, Any, dict[str, Any]]:
         with Store(args.db) as store:
             try:
                 info = store.dataset(args.votes)
-            except DatasetNotFound:
-                raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")]
-                                 ) from None
+            except DatasetNotFound as exc:
+                raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")],
+                                 exc.hint or None) from None
             frame = store.load(info.id)
         if info.kind == "eval_runs" and missing != DEFAULT_MISSING:
             frame, _ = apply_missing_rule(frame, missing)  # cells left out at ingest now count 0

@@ -128,3 +128,18 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         if conn.in_transaction:  # SQLite may already have rolled back (disk full, interrupt)
             conn.execute("ROLLBACK")
         raise
+
+
+@contextmanager
+def read_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``with read_transaction(conn):`` — the reads inside see one state of the file (WAL snapshot
+    isolation), whatever writers commit meanwhile; inside a transaction it joins that one."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")  # deferred: takes no lock; the first read fixes the state seen
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")

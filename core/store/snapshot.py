@@ -56,7 +56,11 @@ def write(path: Path, frame: pd.DataFrame) -> None:
                 os.unlink(tmp)
 
 
-def remove(db_path: Path, dataset_id: int) -> None:
+def remove(db_path: Path, dataset_id: int, keep: str | None = None) -> None:
+    """Remove the dataset's snapshots, except the one of content ``keep`` (a sha256) when given."""
+    kept = path_for(db_path, dataset_id, keep).name if keep else None
     for stale in folder(db_path).glob(f"{dataset_id}-*.arrow"):
+        if stale.name == kept:
+            continue
         with contextlib.suppress(OSError):
             stale.unlink()

@@ -7,6 +7,8 @@ from core.schema import VOTE_COLUMNS, VOTE_LABEL_COLUMNS
 
 # Label columns share one dictionary per field; both model columns use the field "model".
 LABEL_FIELD = {"model_a": "model", "model_b": "model", **{c: c for c in VOTE_LABEL_COLUMNS}}
+# The owner's names of annotators (a published campaign): label rows under the annotator_id codes.
+ANNOTATOR_LABEL_FIELD = "annotator_label"
 OUTCOME_COLUMNS = ("winner", "golden_answer")
 VOTE_SQL_TYPES = {c: int for c in (*LABEL_FIELD, *OUTCOME_COLUMNS, "is_golden")} | {
     "vote_id": str, "timestamp": float, "response_time_s": float, "len_a": float, "len_b": float, "weight": float}
