@@ -9,36 +9,12 @@ import pandas as pd
 import streamlit as st
 
 from core.evalset.audit import Audit
-from core.evalset.demo_pool import demo_pool
 from core.evalset.pipeline import Build, finish
-from core.evalset.pool import read_pool
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
 from pages._shared import plain
 
-POOL, PREPARED, BUILT, MESSAGE = "evs_pool_frame", "evs_prepared", "evs_built", "evs_message"
-SEEN_UPLOAD = "evs_upload_seen"
-
-
-def pool_input() -> pd.DataFrame | None:
-    """The query pool: an upload, or the demo pool; kept in the session once read."""
-    upload = st.file_uploader("Query pool: CSV, TSV, JSON, JSONL with a query/prompt/text column, or TXT (one "
-                              "query per line)", type=["csv", "tsv", "json", "jsonl", "txt", "parquet"],
-                              key="evs_upload")
-    left, right = st.columns([1, 3])
-    if left.button("Use the demo pool", key="evs_demo"):
-        st.session_state[POOL] = ("demo pool", demo_pool(2000))
-        reset()
-    if upload is not None and st.session_state.get(SEEN_UPLOAD) != upload.file_id:
-        st.session_state[SEEN_UPLOAD] = upload.file_id  # read once: a later demo choice is not overridden
-        st.session_state.pop(POOL, None)
-        reset()
-        st.session_state[POOL] = (upload.name, read_pool(upload, name=upload.name))  # InputError: shown by the page
-    if POOL not in st.session_state:
-        return None
-    label, frame = st.session_state[POOL]
-    right.caption(f"Pool: {len(frame):,} queries ({plain(label)})")
-    return frame
+PREPARED, BUILT, MESSAGE = "evs_prepared", "evs_built", "evs_message"
 
 
 def reset() -> None:

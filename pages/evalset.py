@@ -13,13 +13,13 @@ from pages._evalset_parts import (
     MESSAGE,
     PREPARED,
     category_step,
-    pool_input,
     reset,
     run_selection,
     selection_table,
     settings_form,
     show_audit,
 )
+from pages._evalset_pool import pool_input
 from pages._shared import plain, through_router
 
 through_router()
@@ -29,7 +29,7 @@ st.caption("Exact and semantic dedup, pre-filter, categories, scoring, Hamilton 
 
 st.subheader("1 · Pool and settings")
 try:
-    pool = pool_input()
+    pool = pool_input(reset)
 except InputError as exc:
     st.error(plain(exc))
     st.stop()

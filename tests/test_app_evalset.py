@@ -121,6 +121,27 @@ def test_a_bad_pool_shows_the_rows_and_stores_nothing(router, db_path):
     assert not list_sets(db_path)
 
 
+def test_the_mapping_step_reads_a_pool_with_other_column_names(router):
+    frame = demo_pool(120, seed=4).rename(columns={"query": "instruction", "query_id": "instruction_id"})
+    frame["dataset"] = ["koala", "oasst", "vicuna"] * 40
+    data = frame.to_csv(index=False).encode()
+    at = page(router)
+    at = upload(at, "alpaca_like.csv", data)
+    assert "no query text column" in texts(at.error)[0]  # not read until the user confirms the columns
+    assert not [b for b in at.button if b.key == "evs_prepare"]
+    # the proposal: the longest text column is the prompt, *_id the id, "dataset" the category
+    assert at.selectbox(key="evs_map_prompt").value == "instruction"
+    assert at.selectbox(key="evs_map_query_id").value == "instruction_id"
+    assert at.selectbox(key="evs_map_category").value == "dataset"
+    at = click(at, "evs_map_apply")
+    assert not at.error
+    assert "Pool: 120 queries (alpaca_like.csv)" in texts(at.caption)
+    at.number_input(key="evs_size").set_value(10)
+    at = click(at, "evs_prepare")
+    assert not at.error
+    assert set(frames(at)[0]["category"]) == {"koala", "oasst", "vicuna"}  # the mapped category column
+
+
 def test_an_unreachable_endpoint_is_an_error_message(router):
     from tests.test_browser import _free_port
 

@@ -1,6 +1,7 @@
 """``evalboard evalset``: build an eval set from a query pool, list and show stored sets.
 
-    evalboard evalset build POOL --size N [--output evalset.csv] [--categories a,b,c] [--exclude X,Y]
+    evalboard evalset build POOL --size N [--output evalset.csv] [--map prompt=COLUMN,category=COLUMN]
+                             [--categories a,b,c] [--exclude X,Y]
                              [--seed S] [--db PATH] [--name NAME] [--replace] [--domain TEXT]
                              [--slice NAME=SHARE[:MIN]] [--buffer 2]
                              [--base-url URL --model NAME [--api-key-env VAR] [--concurrency 4]
@@ -40,6 +41,9 @@ def add_commands(sub) -> dict:
     b.add_argument("pool", metavar="POOL", help="CSV/TSV/JSON/JSONL with a query, prompt or text column; or TXT, "
                                                 "one query per line")
     b.add_argument("--size", type=int, required=True, help="number of queries to select")
+    b.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE[,COLUMN=SOURCE]",
+                   help="read the pool's COLUMN (prompt, query_id or category) from the file's SOURCE column "
+                        "(repeatable or comma-separated), e.g. --map prompt=instruction,category=dataset")
     b.add_argument("--output", default="evalset.csv", help="eval-set file: .csv or .jsonl (default evalset.csv); "
                                                            "the audit goes beside it")
     b.add_argument("--categories", help="comma-separated categories to use instead of discovering them")
@@ -75,6 +79,17 @@ def _names(text: str | None) -> tuple[str, ...]:
     return tuple(p.strip() for p in (text or "").split(",") if p.strip())
 
 
+def pool_mapping(items: list[str]) -> dict[str, str]:
+    """``--map prompt=instruction,category=dataset`` (also repeated) -> {"prompt": "instruction", …}."""
+    from core.io import parse_pairs
+
+    pieces = [piece for item in items for piece in item.split(",")]
+    mapping = parse_pairs(pieces, "--map")
+    if len(mapping) < len(pieces):
+        raise ValueError("--map names the same column twice")
+    return mapping
+
+
 def model_config(args: argparse.Namespace) -> ModelConfig | None:
     from core.evalset.settings import ModelConfig
 
@@ -102,7 +117,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
                              seed=args.seed, domain=args.domain, model=model_config(args),
                              slices=parse_slices(args.slice), buffer=args.buffer)
-    pool = read_pool(args.pool)
+    pool = read_pool(args.pool, columns=pool_mapping(args.map))
     state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
     table = eval_set(state)
     name = args.name or Path(args.output).stem
