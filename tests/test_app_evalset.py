@@ -11,7 +11,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.evalset.demo_pool import demo_pool
-from core.evalset.store import list_sets, load
+from core.evalset.store import list_sets, load, load_reserves
 from tests.fake_openai import FakeOpenAI
 from tests.test_app_data import _RouterPagesManager, run, texts
 from tests.test_evalset_llm import responder
@@ -56,7 +56,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def frames(at: AppTest) -> list:
-    """The page's tables in order: categories, selection, audit, dropped queries."""
+    """The page's tables in order: categories, selection, reserves, audit, dropped queries."""
     return [d.value for d in at.main.dataframe]
 
 
@@ -86,12 +86,15 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     at.number_input(key="evs_size").set_value(20)  # the size may change after preparing
     at = click(at, "evs_finish")
     selected = frames(at)[1]
-    assert 20 <= len(selected) <= 22 and smallest not in set(selected["category"])
+    # exactly the size asked (it used to be up to size + buffer); the buffer is kept apart as reserves
+    assert len(selected) == 20 and smallest not in set(selected["category"])
+    spare = frames(at)[2]
+    assert len(spare) == 2 and not set(spare["query_id"]) & set(selected["query_id"])
     assert set(selected["reason"].str.split(":").str[0]) <= {"allocation", "slice backfill", "replacement"}
-    audit = frames(at)[2]
+    audit = frames(at)[3]
     assert audit["stage"].tolist()[:2] == ["exact dedup", "pre-filter"]
     assert "Automatic checks passed" in texts(at.success)[0]
-    dropped = frames(at)[3]
+    dropped = frames(at)[4]
     assert set(dropped["status"]) >= {"exact_duplicate", "duplicate"}
     assert (dropped.loc[dropped["status"] == "duplicate", "duplicate_of"] != "").all()
     # manual review: reject two, get two replacements, same size
@@ -107,6 +110,7 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     assert "Stored as eval set reviewed" in texts(at.success)[-1]
     info, stored = load("reviewed", db_path)
     assert info.size == len(after) and set(stored["query_id"]) == set(after["query_id"])
+    assert load_reserves("reviewed", db_path)["query_id"].tolist() == frames(at)[2]["query_id"].tolist()
     at = click(at, "evs_store")  # the same name again: refused, nothing changes
     assert "already stored" in texts(at.error)[-1]
     assert len(list_sets(db_path)) == 1
@@ -172,7 +176,7 @@ def test_demo_pool_with_the_fake_model(router, monkeypatch):
         assert not at.error
         assert at.multiselect(key="evs_exclude").value == ["Account support"]  # the model's suggestion
         at = click(at, "evs_finish")
-        audit = frames(at)[2].set_index("stage")
+        audit = frames(at)[3].set_index("stage")
         assert audit.loc["relevance", "method"] == "model" and audit.loc["relevance", "model calls"] > 0
         assert audit.loc["category exclusion", "dropped"].startswith("excluded")
         assert server.max_in_flight <= 4

@@ -3,11 +3,11 @@
     evalboard evalset build POOL --size N [--output evalset.csv] [--map prompt=COLUMN,category=COLUMN]
                              [--categories a,b,c] [--exclude X,Y]
                              [--seed S] [--db PATH] [--name NAME] [--replace] [--domain TEXT]
-                             [--slice NAME=SHARE[:MIN]] [--buffer 2]
+                             [--slice NAME=SHARE[:MIN]] [--reserves 2]
                              [--base-url URL --model NAME [--api-key-env VAR] [--concurrency 4]
                               [--embed-model NAME]]
     evalboard evalset list [--db PATH]
-    evalboard evalset show NAME [--db PATH] [--format table|csv|jsonl|audit]
+    evalboard evalset show NAME [--db PATH] [--format table|csv|jsonl|audit] [--reserves]
 
 Without ``--base-url``/``--model`` every stage runs offline (the audit says which rule replaced which
 model call). Exit status 0, 2 for invalid input or options, 1 otherwise.
@@ -52,7 +52,9 @@ def add_commands(sub) -> dict:
     b.add_argument("--domain", default="", help="what the eval set is about (for the relevance judgment)")
     b.add_argument("--slice", action="append", default=[], metavar="NAME=SHARE[:MIN]",
                    help="slice quota override, e.g. procedural=0.4:5 or trap_unreleased=0.1:1 (repeatable)")
-    b.add_argument("--buffer", type=int, default=2, help="extra places slice backfill may add (default 2)")
+    b.add_argument("--reserves", "--buffer", dest="buffer", type=int, default=2,
+                   help="reserve queries kept beside the set, to replace a query dropped later (default 2); "
+                        "the set itself has exactly --size queries")
     b.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
     b.add_argument("--name", help="stored name (default: the output file name without extension)")
     b.add_argument("--replace", action="store_true", help="replace a stored eval set of the same name")
@@ -66,6 +68,7 @@ def add_commands(sub) -> dict:
     show.add_argument("name", metavar="NAME")
     show.add_argument("--db")
     show.add_argument("--format", choices=("table", "csv", "jsonl", "audit"), default="table")
+    show.add_argument("--reserves", action="store_true", help="print the set's reserves instead of its queries")
     listing = actions.add_parser("list", help="list stored eval sets")
     listing.add_argument("--db")
     return {"evalset": run}
@@ -108,12 +111,14 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
 def cmd_build(args: argparse.Namespace) -> int:
     from core.evalset.pipeline import build
     from core.evalset.pool import read_pool
-    from core.evalset.results import checks, eval_set, write_outputs
+    from core.evalset.results import checks, eval_set, reserves, write_outputs
     from core.evalset.settings import BuildSettings, parse_slices
     from core.evalset.store import save
 
     if args.size < 1:
         raise ValueError("--size must be a positive integer")
+    if args.buffer < 0:
+        raise ValueError("--reserves must be a non-negative integer")
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
                              seed=args.seed, domain=args.domain, model=model_config(args),
                              slices=parse_slices(args.slice), buffer=args.buffer)
@@ -121,12 +126,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
     table = eval_set(state)
     name = args.name or Path(args.output).stem
-    set_id = save(table, state.audit, name, args.db, replace=args.replace)  # before files: a name clash writes nothing
+    spare = reserves(state)
+    # before files: a name clash writes nothing
+    set_id = save(table, state.audit, name, args.db, replace=args.replace, reserves=spare)
     files = write_outputs(state, args.output)
-    print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
+    print(f"selected {len(table):,} of {len(pool):,} queries, and {len(spare):,} reserves; "
+          f"wrote {', '.join(str(f) for f in files)}")
+    if len(spare):
+        print(f"  reserves (best first): {terminal_text(', '.join(spare['query_id'].astype(str)))}")
     print(f"stored as eval set '{terminal_text(name)}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
+    if len(spare) < args.buffer:
+        print(f"  note: only {len(spare):,} reserves for the {args.buffer:,} asked (too few eligible queries)")
     excluded = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
     ignored = [c for c in state.suggested_exclusions if c not in excluded]
     if ignored:
@@ -139,10 +151,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from core.evalset.results import to_csv, to_jsonl
-    from core.evalset.store import EvalSetNotFound, load
+    from core.evalset.store import EvalSetNotFound, load, load_reserves
 
     try:
         info, table = load(args.name, args.db)
+        if args.reserves:
+            table = load_reserves(args.name, args.db)
     except EvalSetNotFound as exc:
         print(f"evalboard: {exc}; list them with: evalboard evalset list", file=sys.stderr)
         return EXIT_INVALID
@@ -155,8 +169,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
-        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, "
-              f"created {info.created_at} UTC)")
+        what = f"reserves of eval set '{terminal_text(info.name)}' ({len(table):,}" if args.reserves else \
+            f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries"
+        print(f"{what}, created {info.created_at} UTC)")
         for rec in table.itertuples():
             text = terminal_text(" ".join(str(rec.prompt).split()))
             print(f"  {terminal_text(rec.query_id):<12} {terminal_text(rec.category)[:24]:<24} "

@@ -5,6 +5,9 @@ The eval-set file is the answer collector's queries file as it is (``query_id, p
 ``category``); ``subcategory, raw_query_original, reason``, the scores and tags follow. In the CSV the
 label columns (category, subcategory, reason) are protected against spreadsheet formulas; the query id and
 texts are written verbatim so that the collector sends exactly the selected text.
+
+The reserves (``reason`` ``reserve``) are a table of the same columns, written to a file of their own
+(``<stem>.reserves.csv``) so that the eval-set file holds exactly the size asked for.
 """
 
 from __future__ import annotations
@@ -27,15 +30,26 @@ _INVALID = ("duplicate", "exact_duplicate", "excluded", "classification_failed",
 
 
 def eval_set(state: Build) -> pd.DataFrame:
-    """The selected queries in selection order, with why each was chosen."""
+    """The selected queries, best first inside each category, with why each was chosen."""
+    return _table(state, reserves=False)
+
+
+def reserves(state: Build) -> pd.DataFrame:
+    """The reserve queries (not in the set; ready to replace a query dropped later), best first."""
+    return _table(state, reserves=True)
+
+
+def _table(state: Build, reserves: bool) -> pd.DataFrame:
     if state.selector is None:
         return pd.DataFrame(columns=list(EVAL_SET_COLUMNS))
     frame = state.selector.frame
-    chosen = state.selector.selection.chosen
+    chosen = state.selector.selection.reserves if reserves else state.selector.selection.chosen
     rows = list(chosen)
     out = frame.iloc[rows].reset_index(drop=True).rename(columns={"query": "prompt"})
     out["reason"] = [chosen[r] for r in rows]
     out = out[list(EVAL_SET_COLUMNS)]
+    if reserves:
+        return out  # in the order they were drawn: best first
     # best first inside each category, categories by size: easy to read and review
     sizes = out["category"].map(out["category"].value_counts())
     order = np.lexsort((out["query_id"].astype(str).to_numpy(), -out["score"].to_numpy(float),
@@ -76,6 +90,7 @@ def record_selection(state: Build) -> None:
     reasons = table["reason"].astype(str).str.split(":").str[0].value_counts().to_dict()
     state.audit.selection = {
         "size_asked": state.settings.size, "size": len(table),
+        "reserves": reserves(state)["query_id"].astype(str).tolist(),
         "allocation": {str(k): v for k, v in sel.allocation.items()},
         "reasons": reasons, "slices": sel.slice_report, "similar_pairs_replaced": sel.replacements,
         "rejected_in_review": sel.rejected,
@@ -121,15 +136,18 @@ def to_jsonl(table: pd.DataFrame) -> str:
 
 
 def write_outputs(state: Build, output: str | Path) -> list[Path]:
-    """The eval set (CSV, or JSONL when the name ends in .jsonl) and the audit (``<stem>.audit.json`` and
-    ``<stem>.audit.md``) beside it, plus the dropped queries (``<stem>.drops.csv``)."""
+    """The eval set (CSV, or JSONL when the name ends in .jsonl) and its reserves (``<stem>.reserves.csv``
+    or ``.jsonl``), the audit (``<stem>.audit.json`` and ``<stem>.audit.md``) beside it, plus the dropped
+    queries (``<stem>.drops.csv``)."""
     path = Path(output)
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = eval_set(state)
-    path.write_text(to_jsonl(table) if path.suffix.lower() == ".jsonl" else to_csv(table), encoding="utf-8")
+    jsonl = path.suffix.lower() == ".jsonl"
     stem = path.with_suffix("")
-    files = [path, Path(f"{stem}.audit.json"), Path(f"{stem}.audit.md"), Path(f"{stem}.drops.csv")]
-    files[1].write_text(state.audit.to_json() + "\n", encoding="utf-8")
-    files[2].write_text(state.audit.to_markdown(), encoding="utf-8")
-    files[3].write_text(to_csv(drops(state)), encoding="utf-8")
+    files = [path, Path(f"{stem}.reserves{path.suffix}"), Path(f"{stem}.audit.json"), Path(f"{stem}.audit.md"),
+             Path(f"{stem}.drops.csv")]
+    for file, table in zip(files[:2], (eval_set(state), reserves(state))):
+        file.write_text(to_jsonl(table) if jsonl else to_csv(table), encoding="utf-8")
+    files[2].write_text(state.audit.to_json() + "\n", encoding="utf-8")
+    files[3].write_text(state.audit.to_markdown(), encoding="utf-8")
+    files[4].write_text(to_csv(drops(state)), encoding="utf-8")
     return files
