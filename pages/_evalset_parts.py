@@ -8,7 +8,8 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core.evalset.audit import Audit
+from core.charts.evalset import length_figure
+from core.evalset.audit import LENGTH_COLUMNS, LENGTHS, Audit
 from core.evalset.pipeline import Build, finish
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
@@ -76,8 +77,25 @@ def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) 
 
 def selection_table(state: Build) -> pd.DataFrame:
     table = eval_set(state)
-    cols = ["query_id", "category", "subcategory", "reason", "score", "prompt", "raw_query_original"]
+    cols = ["query_id", "category", "subcategory", "reason", "score", "score_length_neutral", "prompt",
+            "raw_query_original"]
     return table[cols]
+
+
+def show_lengths(state: Build) -> None:
+    """Prompt lengths of the eligible queries, the set and the reserves: quantiles and their curves."""
+    lengths = state.audit.selection.get(LENGTHS)
+    if not lengths:
+        return
+    table = pd.DataFrame([{"": group, **{label: d.get(key) for key, label in LENGTH_COLUMNS}}
+                          for group, d in lengths.items()])
+    st.caption("Prompt length in characters. The selection ranks queries by the length-neutral score (the score's "
+               "percentile among queries of similar length), so the set keeps the pool's lengths.")
+    left, right = st.columns([2, 3])
+    left.dataframe(table, hide_index=True, key="evs_lengths_table")
+    right.plotly_chart(length_figure({"eligible": state.selector.frame["query"].astype(str).str.len(),
+                                      "chosen": eval_set(state)["prompt"].astype(str).str.len()}),
+                       key="evs_lengths_chart")
 
 
 def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:

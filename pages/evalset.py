@@ -18,6 +18,7 @@ from pages._evalset_parts import (
     selection_table,
     settings_form,
     show_audit,
+    show_lengths,
 )
 from pages._evalset_pool import pool_input
 from pages._shared import plain, through_router
@@ -81,6 +82,7 @@ st.caption(f"Reserves ({len(spare):,}): not in the set; a rejected query is repl
            "first, and the reserves are topped up again. Keep them to replace a query dropped later.")
 st.dataframe(spare[["query_id", "category", "subcategory", "score", "prompt"]], hide_index=True,
              key="evs_reserves_table")
+show_lengths(state)
 r1, r2 = st.columns([3, 1])
 ids = r1.text_input("Query ids to reject (comma-separated)", key="evs_reject_ids")
 if r2.button("Reject and replace", key="evs_reject"):

@@ -56,7 +56,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def frames(at: AppTest) -> list:
-    """The page's tables in order: categories, selection, reserves, audit, dropped queries."""
+    """The page's tables in order: categories, selection, reserves, prompt lengths, audit, dropped queries."""
     return [d.value for d in at.main.dataframe]
 
 
@@ -91,10 +91,14 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     spare = frames(at)[2]
     assert len(spare) == 2 and not set(spare["query_id"]) & set(selected["query_id"])
     assert set(selected["reason"].str.split(":").str[0]) <= {"allocation", "slice backfill", "replacement"}
-    audit = frames(at)[3]
+    lengths = frames(at)[3].set_index("")
+    assert lengths.loc["chosen", "n"] == 20 and lengths.loc["reserves", "n"] == 2
+    assert lengths.loc["chosen", "median"] == int(round(selected["prompt"].str.len().median()))
+    assert len(at.get("plotly_chart")) == 1
+    audit = frames(at)[4]
     assert audit["stage"].tolist()[:2] == ["exact dedup", "pre-filter"]
     assert "Automatic checks passed" in texts(at.success)[0]
-    dropped = frames(at)[4]
+    dropped = frames(at)[5]
     assert set(dropped["status"]) >= {"exact_duplicate", "duplicate"}
     assert (dropped.loc[dropped["status"] == "duplicate", "duplicate_of"] != "").all()
     # manual review: reject two, get two replacements, same size
@@ -176,7 +180,7 @@ def test_demo_pool_with_the_fake_model(router, monkeypatch):
         assert not at.error
         assert at.multiselect(key="evs_exclude").value == ["Account support"]  # the model's suggestion
         at = click(at, "evs_finish")
-        audit = frames(at)[3].set_index("stage")
+        audit = frames(at)[4].set_index("stage")
         assert audit.loc["relevance", "method"] == "model" and audit.loc["relevance", "model calls"] > 0
         assert audit.loc["category exclusion", "dropped"].startswith("excluded")
         assert server.max_in_flight <= 4

@@ -3,7 +3,7 @@
     evalboard evalset build POOL --size N [--output evalset.csv] [--map prompt=COLUMN,category=COLUMN]
                              [--categories a,b,c] [--exclude X,Y]
                              [--seed S] [--db PATH] [--name NAME] [--replace] [--domain TEXT]
-                             [--slice NAME=SHARE[:MIN]] [--reserves 2]
+                             [--slice NAME=SHARE[:MIN]] [--reserves 2] [--rank-by length-neutral|score]
                              [--base-url URL --model NAME [--api-key-env VAR] [--concurrency 4]
                               [--embed-model NAME]]
     evalboard evalset list [--db PATH]
@@ -55,6 +55,9 @@ def add_commands(sub) -> dict:
     b.add_argument("--reserves", "--buffer", dest="buffer", type=int, default=2,
                    help="reserve queries kept beside the set, to replace a query dropped later (default 2); "
                         "the set itself has exactly --size queries")
+    b.add_argument("--rank-by", choices=("length-neutral", "score"), default="length-neutral",
+                   help="order of queries inside a category: the score's percentile among queries of similar "
+                        "length (default; the score alone favours long queries), or the score itself")
     b.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
     b.add_argument("--name", help="stored name (default: the output file name without extension)")
     b.add_argument("--replace", action="store_true", help="replace a stored eval set of the same name")
@@ -109,6 +112,7 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from core.evalset.audit import LENGTHS, length_table
     from core.evalset.pipeline import build
     from core.evalset.pool import read_pool
     from core.evalset.results import checks, eval_set, reserves, write_outputs
@@ -121,7 +125,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise ValueError("--reserves must be a non-negative integer")
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
                              seed=args.seed, domain=args.domain, model=model_config(args),
-                             slices=parse_slices(args.slice), buffer=args.buffer)
+                             slices=parse_slices(args.slice), buffer=args.buffer,
+                             length_neutral=args.rank_by == "length-neutral")
     pool = read_pool(args.pool, columns=pool_mapping(args.map))
     state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
     table = eval_set(state)
@@ -134,6 +139,12 @@ def cmd_build(args: argparse.Namespace) -> int:
           f"wrote {', '.join(str(f) for f in files)}")
     if len(spare):
         print(f"  reserves (best first): {terminal_text(', '.join(spare['query_id'].astype(str)))}")
+    lengths = state.audit.selection.get(LENGTHS)
+    if lengths:
+        ranking = "length-neutral score" if settings.length_neutral else "score (--rank-by score)"
+        print(f"  prompt length (characters), selection ranked by the {ranking}:")
+        for line in length_table(lengths):
+            print(f"    {line}")
     print(f"stored as eval set '{terminal_text(name)}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")

@@ -26,6 +26,7 @@ from core.evalset.scoring import (
     SCORE_COLUMNS,
     TAG_COLUMNS,
     heuristic_scores,
+    length_neutral_scores,
     representativeness,
 )
 from core.evalset.selection import Selector
@@ -365,10 +366,17 @@ def _score(state: Build, chat) -> None:
         f.loc[rows, col] = [bool(s[col]) for s in filled]
     f["score"] = np.nan
     f.loc[rows, "score"] = [representativeness(s["specificity"], s["completeness"], s["depth"]) for s in filled]
+    f["length_chars"] = f["query"].astype(str).str.len()
+    f["score_length_neutral"] = np.nan
+    f.loc[rows, "score_length_neutral"] = length_neutral_scores(f["score"].to_numpy(float)[rows],
+                                                                f["length_chars"].to_numpy()[rows])
     heuristic = sum(s is None for s in scored)
     notes = [] if not chat else [f"{heuristic:,} scored by the heuristic after the model failed"] if heuristic else []
     if not chat:
         notes.append("no model: stated heuristic (core.evalset.scoring)")
+    notes.append("selection ranks by the length-neutral score: the score's percentile among queries of similar "
+                 "length (up to 10 length strata)" if state.settings.length_neutral else
+                 "selection ranks by the score itself (length-neutral ranking switched off)")
     state.audit.add(StageRecord("scoring", rows.size, rows.size, "model" if chat else "heuristic", notes=notes,
                                 calls=calls.as_dict() if chat else {}))
 

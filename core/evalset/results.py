@@ -18,13 +18,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from core.evalset.audit import CHECK_WORDING, StageRecord
+from core.evalset.audit import CHECK_WORDING, LENGTHS, StageRecord
 from core.evalset.pipeline import Build
-from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
+from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS, length_summary
 from core.formats import csv_frame, undefined_as_null
 
 EVAL_SET_COLUMNS = ("query_id", "prompt", "category", "subcategory", "raw_query_original", "reason",
                     *SCORE_COLUMNS, "score", *TAG_COLUMNS)
+# written to the files and shown, not stored: how the query was ranked
+RANKING_COLUMNS = ("length_chars", "score_length_neutral")
 _INVALID = ("duplicate", "exact_duplicate", "excluded", "classification_failed", "rejected", "irrelevant",
             "too_short", "unreadable")
 
@@ -41,13 +43,13 @@ def reserves(state: Build) -> pd.DataFrame:
 
 def _table(state: Build, reserves: bool) -> pd.DataFrame:
     if state.selector is None:
-        return pd.DataFrame(columns=list(EVAL_SET_COLUMNS))
+        return pd.DataFrame(columns=[*EVAL_SET_COLUMNS, *RANKING_COLUMNS])
     frame = state.selector.frame
     chosen = state.selector.selection.reserves if reserves else state.selector.selection.chosen
     rows = list(chosen)
     out = frame.iloc[rows].reset_index(drop=True).rename(columns={"query": "prompt"})
     out["reason"] = [chosen[r] for r in rows]
-    out = out[list(EVAL_SET_COLUMNS)]
+    out = out[[*EVAL_SET_COLUMNS, *(c for c in RANKING_COLUMNS if c in out)]]
     if reserves:
         return out  # in the order they were drawn: best first
     # best first inside each category, categories by size: easy to read and review
@@ -91,6 +93,8 @@ def record_selection(state: Build) -> None:
     state.audit.selection = {
         "size_asked": state.settings.size, "size": len(table),
         "reserves": reserves(state)["query_id"].astype(str).tolist(),
+        "ranking": "length-neutral score" if state.settings.length_neutral else "score",
+        LENGTHS: length_distribution(state),
         "allocation": {str(k): v for k, v in sel.allocation.items()},
         "reasons": reasons, "slices": sel.slice_report, "similar_pairs_replaced": sel.replacements,
         "rejected_in_review": sel.rejected,
@@ -105,6 +109,17 @@ def record_selection(state: Build) -> None:
     if len(table) < state.settings.size:
         notes.append(f"only {len(table):,} eligible queries for {state.settings.size:,} places")
     state.audit.add(StageRecord("selection", n, len(table), "allocation", notes=notes))
+
+
+def length_distribution(state: Build) -> dict[str, dict[str, int]]:
+    """Prompt lengths (characters) of the eligible queries, the chosen ones and the reserves: n, min, the
+    10/25/50/75/90 % quantiles, max (:func:`core.evalset.scoring.length_summary`)."""
+    if state.selector is None:
+        return {}
+    texts = state.selector.frame["query"].astype(str)
+    return {"eligible": length_summary(texts.str.len()),
+            "chosen": length_summary(eval_set(state)["prompt"].astype(str).str.len()),
+            "reserves": length_summary(reserves(state)["prompt"].astype(str).str.len())}
 
 
 def reject(state: Build, query_ids: list[str]) -> list[str]:

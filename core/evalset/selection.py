@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from core.evalset.allocation import hamilton
+from core.evalset.scoring import length_strata
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ class SelectionSettings:
     buffer: int = BUFFER  # reserves kept beside the set
     similarity_limit: float = SIMILARITY_LIMIT
     rank_by: str = "score"  # the column that orders queries (best first)
+    # slice backfills keep the length distribution: take from, and give up places in, the length strata
+    # (column length_chars) the set has too few, resp. too many of
+    balance_lengths: bool = False
 
     def __post_init__(self):
         if not isinstance(self.size, int) or self.size < 1:
@@ -100,6 +104,8 @@ class Selector:
         self.rank = np.empty(len(order), dtype=np.int64)
         self.rank[order] = np.arange(len(order))
         self.blocked: set[int] = set()  # rejected: never selected again
+        self.stratum = length_strata(self.frame["length_chars"].to_numpy(float)) \
+            if settings.balance_lengths and "length_chars" in self.frame else None
         self.selection = Selection()
 
     # -- public steps ------------------------------------------------------------------------------
@@ -157,21 +163,44 @@ class Selector:
             target = s.target(size)
             before = sum(1 for r in self.selection.chosen if tagged[r])
             added = 0
-            pool = [r for r in np.flatnonzero(tagged)[np.argsort(self.rank[tagged])]
+            pool = [int(r) for r in np.flatnonzero(tagged)[np.argsort(self.rank[tagged])]
                     if r not in self.selection.chosen and r not in self.blocked]
-            for row in pool:
-                if before + added >= target:
-                    break
+            while pool and before + added < target:
+                row = self._next_backfill(pool)
                 if len(self.selection.chosen) >= size:
                     victims = [r for r in self.selection.chosen if not protected[r]]
                     if not victims:
                         break
-                    del self.selection.chosen[max(victims, key=lambda r: self.rank[r])]
-                self.selection.chosen[int(row)] = f"slice backfill: {s.name}"
+                    del self.selection.chosen[self._victim(victims)]
+                pool.remove(row)
+                self.selection.chosen[row] = f"slice backfill: {s.name}"
                 added += 1
             self.selection.slice_report.append({"slice": s.name, "tag": s.tag, "target": target, "before": before,
                                                 "backfilled": added, "after": before + added,
                                                 "met": before + added >= target})
+
+    def _stratum_gap(self) -> np.ndarray:
+        """Per length stratum: selected queries minus the stratum's share of the candidates × set size."""
+        k = int(self.stratum.max()) + 1
+        share = np.bincount(self.stratum, minlength=k) / self.stratum.size
+        held = np.bincount(self.stratum[list(self.selection.chosen)], minlength=k) if self.selection.chosen \
+            else np.zeros(k)
+        return held - share * max(len(self.selection.chosen), 1)
+
+    def _next_backfill(self, pool: list[int]) -> int:
+        """The best-ranked query of ``pool`` (ranked best first); with length balancing, of the stratum the
+        set lacks most among those the pool has."""
+        if self.stratum is None:
+            return pool[0]
+        gap = self._stratum_gap()
+        return min(pool, key=lambda r: (gap[self.stratum[r]], self.rank[r]))
+
+    def _victim(self, rows: list[int]) -> int:
+        """The lowest-ranked of ``rows``; with length balancing, of the stratum the set has most in excess."""
+        if self.stratum is None:
+            return max(rows, key=lambda r: self.rank[r])
+        gap = self._stratum_gap()
+        return max(rows, key=lambda r: (gap[self.stratum[r]], self.rank[r]))
 
     def _resolve_similar(self) -> None:
         limit = self.settings.similarity_limit
