@@ -11,11 +11,30 @@ import streamlit as st
 from core.charts.evalset import length_figure
 from core.evalset.audit import LENGTH_COLUMNS, LENGTHS, Audit
 from core.evalset.pipeline import Build, finish
+from core.evalset.progress import ProgressEvent, throttled
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
 from pages._shared import plain
 
 PREPARED, BUILT, MESSAGE = "evs_prepared", "evs_built", "evs_message"
+
+
+def progress_into(status):
+    """A build's progress drawn in an ``st.status``: each stage as a line, and inside a stage with model
+    calls a progress bar with the counts and the time left (redrawn at most twice a second)."""
+    bars = {}
+
+    def draw(event: ProgressEvent) -> None:
+        if not event.total:
+            status.write(f"{event.stage}…")
+            status.update(label=f"{event.stage}…")
+            return
+        if event.stage not in bars:
+            bars[event.stage] = status.progress(0.0)
+        bars[event.stage].progress(event.fraction, text=event.text())
+        status.update(label=event.text())
+
+    return throttled(draw, every_s=0.5)
 
 
 def reset() -> None:
@@ -70,7 +89,7 @@ def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) 
     state.settings = dataclasses.replace(state.settings, size=settings.size)  # size matters only from here on
     state.audit.settings["size"] = settings.size
     with st.status("Selecting…", expanded=False) as status:
-        finish(state, exclude, progress=status.write)
+        finish(state, exclude, progress=progress_into(status))
         status.update(label="Selection done", state="complete")
     return state
 

@@ -13,6 +13,7 @@ from pages._evalset_parts import (
     MESSAGE,
     PREPARED,
     category_step,
+    progress_into,
     reset,
     run_selection,
     selection_table,
@@ -46,7 +47,7 @@ if st.button("Prepare: dedup, filter, categorise", key="evs_prepare", type="prim
     reset()
     with st.status("Preparing…", expanded=True) as status:
         try:
-            st.session_state[PREPARED] = prepare(pool, settings, progress=status.write)
+            st.session_state[PREPARED] = prepare(pool, settings, progress=progress_into(status))
             status.update(label="Prepared", state="complete", expanded=False)
         except Exception as exc:  # noqa: BLE001 - shown to the user, never as a traceback
             status.update(label="Preparation stopped", state="error")

@@ -178,6 +178,9 @@ def test_demo_pool_with_the_fake_model(router, monkeypatch):
         at = run(at)
         at = click(at, "evs_prepare")
         assert not at.error
+        bars = [b.proto.text for b in at.main.get("progress")]  # one per stage with model calls, counts and time
+        assert any(t.startswith("Relevance: ") and "model calls (100%)" in t for t in bars), bars
+        assert any(t.startswith("Rewrite: ") for t in bars)
         assert at.multiselect(key="evs_exclude").value == ["Account support"]  # the model's suggestion
         at = click(at, "evs_finish")
         audit = frames(at)[4].set_index("stage")

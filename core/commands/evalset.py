@@ -111,9 +111,19 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
     return config
 
 
+PROGRESS_EVERY_S = 2.0
+
+
+def print_progress(event) -> None:
+    """A build's progress on stderr (standard output carries the result): each stage as it starts, then
+    its model calls with the time left (throttled to one line per PROGRESS_EVERY_S and stage)."""
+    print(f"    {event.text()}" if event.total else f"  {event.text()}…", file=sys.stderr, flush=True)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     from core.evalset.audit import LENGTHS, length_table
     from core.evalset.pipeline import build
+    from core.evalset.progress import throttled
     from core.evalset.pool import read_pool
     from core.evalset.results import checks, eval_set, reserves, write_outputs
     from core.evalset.settings import BuildSettings, parse_slices
@@ -128,7 +138,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                              slices=parse_slices(args.slice), buffer=args.buffer,
                              length_neutral=args.rank_by == "length-neutral")
     pool = read_pool(args.pool, columns=pool_mapping(args.map))
-    state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
+    state = build(pool, settings, progress=throttled(print_progress, every_s=PROGRESS_EVERY_S))
     table = eval_set(state)
     name = args.name or Path(args.output).stem
     spare = reserves(state)
