@@ -110,9 +110,8 @@ def show_lengths(state: Build) -> None:
                           for group, d in lengths.items()])
     st.caption("Prompt length in characters. The selection ranks queries by the length-neutral score (the score's "
                "percentile among queries of similar length), so the set keeps the pool's lengths.")
-    left, right = st.columns([2, 3])
-    left.dataframe(table, hide_index=True, key="evs_lengths_table")
-    right.plotly_chart(length_figure({"eligible": state.selector.frame["query"].astype(str).str.len(),
+    st.dataframe(table, hide_index=True, key="evs_lengths_table")
+    st.plotly_chart(length_figure({"eligible": state.selector.frame["query"].astype(str).str.len(),
                                       "chosen": eval_set(state)["prompt"].astype(str).str.len()}),
                        key="evs_lengths_chart")
 

@@ -75,7 +75,8 @@ if state is None:
 st.subheader("3 · Review")
 table = selection_table(state)
 st.caption(f"{len(table):,} queries selected for {state.settings.size:,} places. Reject queries by id: each is "
-           "replaced by the best unselected query of its category that is not similar to the set.")
+           "replaced by a reserve of its category, else the best unselected query of its category that is not "
+           "similar to the set.")
 st.dataframe(table, hide_index=True, key="evs_selection_table",
              column_config={"score": st.column_config.NumberColumn("score", format="%.1f")})
 spare = reserves(state)

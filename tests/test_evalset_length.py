@@ -97,3 +97,13 @@ def test_alpaca_eval_chosen_lengths_follow_the_pool():
     assert dist["eligible"]["p50"] == 100
     assert abs(median_ratio(state) - 1) <= 0.25, dist  # 40 queries: a sample median moves ~±20 % by chance
     assert median_ratio(build(pool, BuildSettings(size=40, length_neutral=False))) > 3
+
+
+def test_length_figure_draws_one_curve_per_non_empty_group_ending_at_one():
+    from core.charts.evalset import length_figure, log_ticks
+
+    fig = length_figure({"eligible": [40, 100, 100, 320], "chosen": [100, 38], "reserves": []})
+    assert [t.name for t in fig.data] == ["eligible (n = 4)", "chosen (n = 2)"]
+    assert all(t.y[-1] == 1.0 and list(t.x) == sorted(t.x) for t in fig.data)
+    assert fig.layout.xaxis.type == "log" and list(fig.layout.xaxis.tickvals) == [20, 50, 100, 200, 500]
+    assert log_ticks(14, 1917) == [10, 20, 50, 100, 200, 500, 1000, 2000]

@@ -52,9 +52,10 @@ def _table(state: Build, reserves: bool) -> pd.DataFrame:
     out = out[[*EVAL_SET_COLUMNS, *(c for c in RANKING_COLUMNS if c in out)]]
     if reserves:
         return out  # in the order they were drawn: best first
-    # best first inside each category, categories by size: easy to read and review
+    # best first (by the ranking score) inside each category, categories by size: easy to read and review
     sizes = out["category"].map(out["category"].value_counts())
-    order = np.lexsort((out["query_id"].astype(str).to_numpy(), -out["score"].to_numpy(float),
+    rank_by = state.selector.settings.rank_by
+    order = np.lexsort((out["query_id"].astype(str).to_numpy(), -out[rank_by].to_numpy(float),
                         out["category"].astype(str).to_numpy(), -sizes.to_numpy()))
     return out.iloc[order].reset_index(drop=True)
 
