@@ -44,10 +44,12 @@ def reset() -> None:
 
 def settings_form() -> BuildSettings:
     """Size, seed, categories and the optional model endpoint, as BuildSettings (ValueError when invalid)."""
-    c1, c2, c3 = st.columns([1, 1, 3])
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 3])
     size = int(c1.number_input("Eval-set size", min_value=1, max_value=100_000, value=50, step=10, key="evs_size"))
-    seed = int(c2.number_input("Seed", min_value=0, value=0, step=1, key="evs_seed"))
-    given = c3.text_input("Categories (comma-separated; empty: use the pool's column or discover them)",
+    spare = int(c2.number_input("Reserves", min_value=0, max_value=1_000, value=2, step=1, key="evs_reserves",
+                                help="queries kept beside the set, to replace a query dropped later"))
+    seed = int(c3.number_input("Seed", min_value=0, value=0, step=1, key="evs_seed"))
+    given = c4.text_input("Categories (comma-separated; empty: use the pool's column or discover them)",
                           key="evs_categories")
     use_model = st.toggle("Use a model endpoint (otherwise every stage runs offline)", key="evs_use_model")
     model = None
@@ -63,9 +65,9 @@ def settings_form() -> BuildSettings:
         model = ModelConfig(base_url.strip(), name.strip(), key_env.strip() or None, concurrency, embed.strip() or None)
         if not model.endpoint().key_is_set():
             raise ValueError(f"the environment variable {key_env.strip()} is not set on the server")
-        return BuildSettings(size=size, seed=seed, model=model, domain=domain.strip(),
+        return BuildSettings(size=size, buffer=spare, seed=seed, model=model, domain=domain.strip(),
                              categories=tuple(c.strip() for c in given.split(",") if c.strip()))
-    return BuildSettings(size=size, seed=seed, categories=tuple(c.strip() for c in given.split(",") if c.strip()))
+    return BuildSettings(size=size, buffer=spare, seed=seed, categories=tuple(c.strip() for c in given.split(",") if c.strip()))
 
 
 def category_step(prepared: Build) -> list[str] | None:
@@ -86,8 +88,9 @@ def category_step(prepared: Build) -> list[str] | None:
 def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) -> Build:
     """Finish on a copy, so the user can change the exclusions (or the size) and select again."""
     state = copy.deepcopy(prepared)
-    state.settings = dataclasses.replace(state.settings, size=settings.size)  # size matters only from here on
-    state.audit.settings["size"] = settings.size
+    # size and reserves matter only from here on
+    state.settings = dataclasses.replace(state.settings, size=settings.size, buffer=settings.buffer)
+    state.audit.settings.update(size=settings.size, reserves=settings.buffer)
     with st.status("Selecting…", expanded=False) as status:
         finish(state, exclude, progress=progress_into(status))
         status.update(label="Selection done", state="complete")

@@ -84,15 +84,16 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     smallest = categories["category"].iloc[-1]
     at.multiselect(key="evs_exclude").set_value([smallest])
     at.number_input(key="evs_size").set_value(20)  # the size may change after preparing
+    at.number_input(key="evs_reserves").set_value(3)  # and the number of reserves
     at = click(at, "evs_finish")
     selected = frames(at)[1]
     # exactly the size asked (it used to be up to size + buffer); the buffer is kept apart as reserves
     assert len(selected) == 20 and smallest not in set(selected["category"])
     spare = frames(at)[2]
-    assert len(spare) == 2 and not set(spare["query_id"]) & set(selected["query_id"])
+    assert len(spare) == 3 and not set(spare["query_id"]) & set(selected["query_id"])
     assert set(selected["reason"].str.split(":").str[0]) <= {"allocation", "slice backfill", "replacement"}
     lengths = frames(at)[3].set_index("")
-    assert lengths.loc["chosen", "n"] == 20 and lengths.loc["reserves", "n"] == 2
+    assert lengths.loc["chosen", "n"] == 20 and lengths.loc["reserves", "n"] == 3
     assert lengths.loc["chosen", "median"] == int(round(selected["prompt"].str.len().median()))
     assert len(at.get("plotly_chart")) == 1
     audit = frames(at)[4]
