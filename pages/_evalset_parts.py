@@ -67,7 +67,8 @@ def settings_form() -> BuildSettings:
             raise ValueError(f"the environment variable {key_env.strip()} is not set on the server")
         return BuildSettings(size=size, buffer=spare, seed=seed, model=model, domain=domain.strip(),
                              categories=tuple(c.strip() for c in given.split(",") if c.strip()))
-    return BuildSettings(size=size, buffer=spare, seed=seed, categories=tuple(c.strip() for c in given.split(",") if c.strip()))
+    return BuildSettings(size=size, buffer=spare, seed=seed,
+                         categories=tuple(c.strip() for c in given.split(",") if c.strip()))
 
 
 def category_step(prepared: Build) -> list[str] | None:

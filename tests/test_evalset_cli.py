@@ -33,7 +33,8 @@ def test_offline_build_writes_the_set_the_audit_and_stores_it(pool_file, tmp_pat
     assert list(table.columns[:3]) == ["query_id", "prompt", "category"]
     assert len(table) == 25 and table["query_id"].is_unique  # exactly --size (it used to be up to size + 2)
     spare = pd.read_csv(tmp_path / "out" / "set.reserves.csv")
-    assert len(spare) == 2 and set(spare["reason"]) == {"reserve"} and not set(spare["query_id"]) & set(table["query_id"])
+    assert len(spare) == 2 and set(spare["reason"]) == {"reserve"}
+    assert not set(spare["query_id"]) & set(table["query_id"])
     assert "and 2 reserves" in printed
     assert len(load_queries(out)) == len(table)
     audit = json.loads((tmp_path / "out" / "set.audit.json").read_text())
