@@ -30,6 +30,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
+def stage_marks(marks: list[tuple[str, float]]):
+    """A progress callback recording when each stage starts (the events of its model calls are skipped)."""
+    return lambda event: None if event.total else marks.append((event.stage, time.perf_counter()))
+
+
 def offline_child(n: int, size: int, seed: int) -> dict:
     """One offline build, timed per stage (runs in its own process so ru_maxrss is this build's peak)."""
     from core.evalset.demo_pool import demo_pool
@@ -40,7 +45,7 @@ def offline_child(n: int, size: int, seed: int) -> dict:
     pool = demo_pool(n, seed=seed, detail_words=2)
     marks: list[tuple[str, float]] = []
     start = time.perf_counter()
-    state = build(pool, BuildSettings(size=size, seed=seed), progress=lambda s: marks.append((s, time.perf_counter())))
+    state = build(pool, BuildSettings(size=size, seed=seed), progress=stage_marks(marks))
     end = time.perf_counter()
     marks.append(("end", end))
     stages = {name: marks[i + 1][1] - t for i, (name, t) in enumerate(marks[:-1])}
@@ -80,8 +85,7 @@ def bench_model(n: int, concurrency: int, latency: float) -> None:
     with FakeOpenAI(responder=responder, latency_s=latency) as server:
         config = ModelConfig(server.base_url, "judge", concurrency=concurrency)
         marks: list[tuple[str, float]] = []
-        state = build(demo_pool(n, seed=1), BuildSettings(size=40, model=config),
-                      progress=lambda s: marks.append((s, time.perf_counter())))
+        state = build(demo_pool(n, seed=1), BuildSettings(size=40, model=config), progress=stage_marks(marks))
         marks.append(("end", time.perf_counter()))
         wall = {name: marks[i + 1][1] - t for i, (name, t) in enumerate(marks[:-1])}
         print(f"\nmodel stages, fake server at {latency * 1000:.0f} ms per call, concurrency {concurrency}, "

@@ -5,6 +5,17 @@ search backend) wrote it and cannot be followed anyway; a citation marker such a
 points at sources the annotator never sees; emoji sway judgements of tone; uneven whitespace makes two
 equal answers look different. Each rule can be switched off.
 
+A URL in a sentence becomes the placeholder ``[link]`` rather than nothing: removed outright it left
+fragments such as "Read the docs at." or "See for more.", which read as a broken answer and penalise it
+for something the annotator was never meant to judge. ``[link]`` keeps the sentence whole and says only
+that the answer pointed somewhere, not where (the site can reveal the model or its search backend); it is
+the same for every answer and short in any language. Dropping the lead-in phrase instead ("read the docs
+at", "visit", "详见" …) would need a list of phrases per language and could cut meaning ("You can
+download it from … and install it"). A URL that is only an aside in parentheses ("a tool
+(https://…) works"), an empty link and a reference definition are removed; a link with text keeps its
+text; a link whose text is only a citation number becomes ``[link]``. An answer left with nothing but
+placeholders is empty: there is nothing to judge in it.
+
 Code is never altered by the URL, citation or emoji rules: fenced blocks (```` ``` ```` or ``~~~``) are
 left byte for byte, inline ``code`` spans are protected, so ``a[1]``, ``x[0]`` or a URL inside code
 survive. Numbers in brackets are removed only where they read as citations: ``Paris[1]``, ``Paris [1,2].``,
@@ -22,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["CleaningRules", "clean_answer"]
+__all__ = ["URL_PLACEHOLDER", "CleaningRules", "clean_answer"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,9 @@ class CleaningRules:
 MAX_PASSES = 4
 # A removed span leaves this mark so that the spaces around it can be tidied in one pass.
 _GAP = "\x00"
+URL_PLACEHOLDER = "[link]"
+# A removed URL that the sentence still needs: becomes URL_PLACEHOLDER once asides are told apart.
+_LINK = "\ue002"
 # Inline code spans are swapped for numbered private-use tokens while the prose rules run.
 _CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001"
 
@@ -57,6 +71,11 @@ _INLINE_LINK = re.compile(r"!?\[" + _LINK_TEXT + r"\]\(\s*<?[^()\s<>]*(?:\([^()\
                           r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 _REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[([^\]\n^]+)\]:[ \t]*\S+.*$", re.MULTILINE)
 _REFERENCE_LINK = re.compile(r"\[" + _LINK_TEXT + r"\]\[([^\]\n]+)\]")
+_NUMBER_TEXT = re.compile(r"^\s*(?:\[\s*)?\d+(?:\s*[,，;–-]\s*\d+)*(?:\s*\])?\s*$")  # "[1]", "2", "[1, 2]"
+_LINK_ASIDE = re.compile(r"\(\s*" + _LINK + r"\s*\)")  # "(https://…)": nothing of the sentence is lost
+_LINK_AUTOLINK = re.compile(r"<\s*" + _LINK + r"\s*>")  # "<https://…>" is the URL itself
+_ONLY_PLACEHOLDERS = re.compile(r"^[\s.,;:!?。，、；：！？\-*>]*(?:" + re.escape(URL_PLACEHOLDER)
+                                + r"[\s.,;:!?。，、；：！？\-*>]*)+$")
 
 # --- citations ------------------------------------------------------------------------------------
 _NUMBER = r"[1-9]\d{0,2}"  # citations count from 1; [0] is always an index
@@ -114,6 +133,8 @@ def clean_answer(text: str, rules: CleaningRules = CleaningRules()) -> str:
     cleaned = "\n".join(parts)
     if rules.whitespace:
         cleaned = cleaned.strip("\n")
+    if rules.urls and _ONLY_PLACEHOLDERS.match(cleaned):
+        return ""  # links and nothing else: nothing to judge
     return cleaned
 
 
@@ -174,14 +195,24 @@ def _remove_urls(text: str) -> str:
     text = _REFERENCE_DEFINITION.sub(_GAP, text)
     text = _REFERENCE_LINK.sub(
         lambda m: m.group(1) if m.group(2).strip().lower() in defined else m.group(0), text)
-    text = _INLINE_LINK.sub(lambda m: m.group(1) if m.group(1).strip() else _GAP, text)
+    text = _INLINE_LINK.sub(_inline_link, text)
 
     def bare(match: re.Match) -> str:
         url = match.group(0)
         kept = len(url.rstrip(_URL_TRAILING))
-        return _GAP + url[kept:]
+        return _LINK + url[kept:]
 
-    return _URL.sub(bare, text)
+    text = _LINK_AUTOLINK.sub(_LINK, _LINK_ASIDE.sub(_GAP, _URL.sub(bare, text)))
+    return text.replace(_LINK, URL_PLACEHOLDER)
+
+
+def _inline_link(match: re.Match) -> str:
+    """``[text](url)`` keeps its text; with no text it goes; with a citation number for text (``[[1]](url)``)
+    it is a bare URL that the sentence needs ("Sources: [link]")."""
+    label = match.group(1)
+    if not label.strip():
+        return _GAP
+    return _LINK if _NUMBER_TEXT.match(label) else label
 
 
 def _remove_citations(text: str) -> str:

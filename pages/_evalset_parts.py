@@ -8,37 +8,33 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core.evalset.audit import Audit
-from core.evalset.demo_pool import demo_pool
+from core.charts.evalset import length_figure
+from core.evalset.audit import LENGTH_COLUMNS, LENGTHS, Audit
 from core.evalset.pipeline import Build, finish
-from core.evalset.pool import read_pool
+from core.evalset.progress import ProgressEvent, throttled
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
 from pages._shared import plain
 
-POOL, PREPARED, BUILT, MESSAGE = "evs_pool_frame", "evs_prepared", "evs_built", "evs_message"
-SEEN_UPLOAD = "evs_upload_seen"
+PREPARED, BUILT, MESSAGE = "evs_prepared", "evs_built", "evs_message"
 
 
-def pool_input() -> pd.DataFrame | None:
-    """The query pool: an upload, or the demo pool; kept in the session once read."""
-    upload = st.file_uploader("Query pool: CSV, TSV, JSON, JSONL with a query/prompt/text column, or TXT (one "
-                              "query per line)", type=["csv", "tsv", "json", "jsonl", "txt", "parquet"],
-                              key="evs_upload")
-    left, right = st.columns([1, 3])
-    if left.button("Use the demo pool", key="evs_demo"):
-        st.session_state[POOL] = ("demo pool", demo_pool(2000))
-        reset()
-    if upload is not None and st.session_state.get(SEEN_UPLOAD) != upload.file_id:
-        st.session_state[SEEN_UPLOAD] = upload.file_id  # read once: a later demo choice is not overridden
-        st.session_state.pop(POOL, None)
-        reset()
-        st.session_state[POOL] = (upload.name, read_pool(upload, name=upload.name))  # InputError: shown by the page
-    if POOL not in st.session_state:
-        return None
-    label, frame = st.session_state[POOL]
-    right.caption(f"Pool: {len(frame):,} queries ({plain(label)})")
-    return frame
+def progress_into(status):
+    """A build's progress drawn in an ``st.status``: each stage as a line, and inside a stage with model
+    calls a progress bar with the counts and the time left (redrawn at most twice a second)."""
+    bars = {}
+
+    def draw(event: ProgressEvent) -> None:
+        if not event.total:
+            status.write(f"{event.stage}…")
+            status.update(label=f"{event.stage}…")
+            return
+        if event.stage not in bars:
+            bars[event.stage] = status.progress(0.0)
+        bars[event.stage].progress(event.fraction, text=event.text())
+        status.update(label=event.text())
+
+    return throttled(draw, every_s=0.5)
 
 
 def reset() -> None:
@@ -48,10 +44,12 @@ def reset() -> None:
 
 def settings_form() -> BuildSettings:
     """Size, seed, categories and the optional model endpoint, as BuildSettings (ValueError when invalid)."""
-    c1, c2, c3 = st.columns([1, 1, 3])
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 3])
     size = int(c1.number_input("Eval-set size", min_value=1, max_value=100_000, value=50, step=10, key="evs_size"))
-    seed = int(c2.number_input("Seed", min_value=0, value=0, step=1, key="evs_seed"))
-    given = c3.text_input("Categories (comma-separated; empty: use the pool's column or discover them)",
+    spare = int(c2.number_input("Reserves", min_value=0, max_value=1_000, value=2, step=1, key="evs_reserves",
+                                help="queries kept beside the set, to replace a query dropped later"))
+    seed = int(c3.number_input("Seed", min_value=0, value=0, step=1, key="evs_seed"))
+    given = c4.text_input("Categories (comma-separated; empty: use the pool's column or discover them)",
                           key="evs_categories")
     use_model = st.toggle("Use a model endpoint (otherwise every stage runs offline)", key="evs_use_model")
     model = None
@@ -67,9 +65,10 @@ def settings_form() -> BuildSettings:
         model = ModelConfig(base_url.strip(), name.strip(), key_env.strip() or None, concurrency, embed.strip() or None)
         if not model.endpoint().key_is_set():
             raise ValueError(f"the environment variable {key_env.strip()} is not set on the server")
-        return BuildSettings(size=size, seed=seed, model=model, domain=domain.strip(),
+        return BuildSettings(size=size, buffer=spare, seed=seed, model=model, domain=domain.strip(),
                              categories=tuple(c.strip() for c in given.split(",") if c.strip()))
-    return BuildSettings(size=size, seed=seed, categories=tuple(c.strip() for c in given.split(",") if c.strip()))
+    return BuildSettings(size=size, buffer=spare, seed=seed,
+                         categories=tuple(c.strip() for c in given.split(",") if c.strip()))
 
 
 def category_step(prepared: Build) -> list[str] | None:
@@ -90,18 +89,35 @@ def category_step(prepared: Build) -> list[str] | None:
 def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) -> Build:
     """Finish on a copy, so the user can change the exclusions (or the size) and select again."""
     state = copy.deepcopy(prepared)
-    state.settings = dataclasses.replace(state.settings, size=settings.size)  # size matters only from here on
-    state.audit.settings["size"] = settings.size
+    # size and reserves matter only from here on
+    state.settings = dataclasses.replace(state.settings, size=settings.size, buffer=settings.buffer)
+    state.audit.settings.update(size=settings.size, reserves=settings.buffer)
     with st.status("Selecting…", expanded=False) as status:
-        finish(state, exclude, progress=status.write)
+        finish(state, exclude, progress=progress_into(status))
         status.update(label="Selection done", state="complete")
     return state
 
 
 def selection_table(state: Build) -> pd.DataFrame:
     table = eval_set(state)
-    cols = ["query_id", "category", "subcategory", "reason", "score", "prompt", "raw_query_original"]
+    cols = ["query_id", "category", "subcategory", "reason", "score", "score_length_neutral", "prompt",
+            "raw_query_original"]
     return table[cols]
+
+
+def show_lengths(state: Build) -> None:
+    """Prompt lengths of the eligible queries, the set and the reserves: quantiles and their curves."""
+    lengths = state.audit.selection.get(LENGTHS)
+    if not lengths:
+        return
+    table = pd.DataFrame([{"": group, **{label: d.get(key) for key, label in LENGTH_COLUMNS}}
+                          for group, d in lengths.items()])
+    st.caption("Prompt length in characters. The selection ranks queries by the length-neutral score (the score's "
+               "percentile among queries of similar length), so the set keeps the pool's lengths.")
+    st.dataframe(table, hide_index=True, key="evs_lengths_table")
+    st.plotly_chart(length_figure({"eligible": state.selector.frame["query"].astype(str).str.len(),
+                                      "chosen": eval_set(state)["prompt"].astype(str).str.len()}),
+                       key="evs_lengths_chart")
 
 
 def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:

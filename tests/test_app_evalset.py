@@ -11,7 +11,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.evalset.demo_pool import demo_pool
-from core.evalset.store import list_sets, load
+from core.evalset.store import list_sets, load, load_reserves
 from tests.fake_openai import FakeOpenAI
 from tests.test_app_data import _RouterPagesManager, run, texts
 from tests.test_evalset_llm import responder
@@ -56,7 +56,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 
 def frames(at: AppTest) -> list:
-    """The page's tables in order: categories, selection, audit, dropped queries."""
+    """The page's tables in order: categories, selection, reserves, prompt lengths, audit, dropped queries."""
     return [d.value for d in at.main.dataframe]
 
 
@@ -84,14 +84,22 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     smallest = categories["category"].iloc[-1]
     at.multiselect(key="evs_exclude").set_value([smallest])
     at.number_input(key="evs_size").set_value(20)  # the size may change after preparing
+    at.number_input(key="evs_reserves").set_value(3)  # and the number of reserves
     at = click(at, "evs_finish")
     selected = frames(at)[1]
-    assert 20 <= len(selected) <= 22 and smallest not in set(selected["category"])
+    # exactly the size asked (it used to be up to size + buffer); the buffer is kept apart as reserves
+    assert len(selected) == 20 and smallest not in set(selected["category"])
+    spare = frames(at)[2]
+    assert len(spare) == 3 and not set(spare["query_id"]) & set(selected["query_id"])
     assert set(selected["reason"].str.split(":").str[0]) <= {"allocation", "slice backfill", "replacement"}
-    audit = frames(at)[2]
+    lengths = frames(at)[3].set_index("")
+    assert lengths.loc["chosen", "n"] == 20 and lengths.loc["reserves", "n"] == 3
+    assert lengths.loc["chosen", "median"] == int(round(selected["prompt"].str.len().median()))
+    assert len(at.get("plotly_chart")) == 1
+    audit = frames(at)[4]
     assert audit["stage"].tolist()[:2] == ["exact dedup", "pre-filter"]
     assert "Automatic checks passed" in texts(at.success)[0]
-    dropped = frames(at)[3]
+    dropped = frames(at)[5]
     assert set(dropped["status"]) >= {"exact_duplicate", "duplicate"}
     assert (dropped.loc[dropped["status"] == "duplicate", "duplicate_of"] != "").all()
     # manual review: reject two, get two replacements, same size
@@ -107,6 +115,7 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     assert "Stored as eval set reviewed" in texts(at.success)[-1]
     info, stored = load("reviewed", db_path)
     assert info.size == len(after) and set(stored["query_id"]) == set(after["query_id"])
+    assert load_reserves("reviewed", db_path)["query_id"].tolist() == frames(at)[2]["query_id"].tolist()
     at = click(at, "evs_store")  # the same name again: refused, nothing changes
     assert "already stored" in texts(at.error)[-1]
     assert len(list_sets(db_path)) == 1
@@ -119,6 +128,27 @@ def test_a_bad_pool_shows_the_rows_and_stores_nothing(router, db_path):
     assert "no query text column" in error and "'question'" in error
     assert not [b for b in at.button if b.key == "evs_prepare"]
     assert not list_sets(db_path)
+
+
+def test_the_mapping_step_reads_a_pool_with_other_column_names(router):
+    frame = demo_pool(120, seed=4).rename(columns={"query": "instruction", "query_id": "instruction_id"})
+    frame["dataset"] = ["koala", "oasst", "vicuna"] * 40
+    data = frame.to_csv(index=False).encode()
+    at = page(router)
+    at = upload(at, "alpaca_like.csv", data)
+    assert "no query text column" in texts(at.error)[0]  # not read until the user confirms the columns
+    assert not [b for b in at.button if b.key == "evs_prepare"]
+    # the proposal: the longest text column is the prompt, *_id the id, "dataset" the category
+    assert at.selectbox(key="evs_map_prompt").value == "instruction"
+    assert at.selectbox(key="evs_map_query_id").value == "instruction_id"
+    assert at.selectbox(key="evs_map_category").value == "dataset"
+    at = click(at, "evs_map_apply")
+    assert not at.error
+    assert "Pool: 120 queries (alpaca_like.csv)" in texts(at.caption)
+    at.number_input(key="evs_size").set_value(10)
+    at = click(at, "evs_prepare")
+    assert not at.error
+    assert set(frames(at)[0]["category"]) == {"koala", "oasst", "vicuna"}  # the mapped category column
 
 
 def test_an_unreachable_endpoint_is_an_error_message(router):
@@ -149,9 +179,12 @@ def test_demo_pool_with_the_fake_model(router, monkeypatch):
         at = run(at)
         at = click(at, "evs_prepare")
         assert not at.error
+        bars = [b.proto.text for b in at.main.get("progress")]  # one per stage with model calls, counts and time
+        assert any(t.startswith("Relevance: ") and "model calls (100%)" in t for t in bars), bars
+        assert any(t.startswith("Rewrite: ") for t in bars)
         assert at.multiselect(key="evs_exclude").value == ["Account support"]  # the model's suggestion
         at = click(at, "evs_finish")
-        audit = frames(at)[2].set_index("stage")
+        audit = frames(at)[4].set_index("stage")
         assert audit.loc["relevance", "method"] == "model" and audit.loc["relevance", "model calls"] > 0
         assert audit.loc["category exclusion", "dropped"].startswith("excluded")
         assert server.max_in_flight <= 4

@@ -33,16 +33,30 @@ CASES = [
     ("double backtick code", "Run ``x = `[1]` `` now[1].", "Run ``x = `[1]` `` now."),
     ("fenced code kept", FENCED + "\ntext[1]", FENCED + "\ntext"),
     ("tilde fence kept", "~~~\nhttps://a.com 😀\n~~~", "~~~\nhttps://a.com 😀\n~~~"),
-    ("bare url", "See https://example.com/a_(b)?q=1 for more.", "See for more."),
-    ("www url", "Go to www.example.org, then", "Go to, then"),
-    ("emoji inside a url", "see https://😀a.example now", "see now"),
-    ("url after cjk", "详见https://zh.wikipedia.org/wiki/x。也见www.a.cn/b", "详见。也见"),
+    # a URL in a sentence becomes [link] (removed outright it left "See for more.": see core.cleaning)
+    ("bare url", "See https://example.com/a_(b)?q=1 for more.", "See [link] for more."),
+    ("www url", "Go to www.example.org, then", "Go to [link], then"),
+    ("emoji inside a url", "see https://😀a.example now", "see [link] now"),
+    ("url after cjk", "详见https://zh.wikipedia.org/wiki/x。也见www.a.cn/b", "详见[link]。也见[link]"),
     ("markdown link", "Read [the docs](https://docs.python.org/3/ \"Docs\") now.", "Read the docs now."),
     ("image", "![a chart](http://x/y.png) here", "a chart here"),
-    ("citation link", "Sources: [[1]](https://a.com) [[2]](https://b.com)", "Sources:"),
+    ("citation link", "Sources: [[1]](https://a.com) [[2]](https://b.com)", "Sources: [link] [link]"),
     ("reference link", "Text with ref [link][1].\n\n[1]: https://a.com \"Title\"", "Text with ref link."),
-    ("autolink", "Visit <https://example.com>.", "Visit."),
-    ("url in parentheses", "A tool (https://a.com) works", "A tool works"),
+    ("autolink", "Visit <https://example.com>.", "Visit [link]."),
+    ("url in parentheses", "A tool (https://a.com) works", "A tool works"),  # an aside: nothing is lost
+    # real-looking answers: the sentence stays whole, the site is not shown
+    ("docs lead-in", "For the full API, read the docs at https://docs.python.org/3/library/asyncio.html.",
+     "For the full API, read the docs at [link]."),
+    ("download and install", "Download it from https://www.python.org/downloads/ and install it.",
+     "Download it from [link] and install it."),
+    ("source label", "Source: https://en.wikipedia.org/wiki/Photosynthesis", "Source: [link]"),
+    ("see parenthetical", "Use a virtual environment (see https://docs.python.org/3/tutorial/venv.html).",
+     "Use a virtual environment (see [link])."),
+    ("reference list", "Further reading:\n- https://arxiv.org/abs/1706.03762\n- https://jalammar.github.io/x/",
+     "Further reading:\n- [link]\n- [link]"),
+    ("link with text", "See [the style guide](https://peps.python.org/pep-0008/) for naming.",
+     "See the style guide for naming."),
+    ("only links", "https://example.com\n- <https://b.example>", ""),
     ("emoji", "Great job 🎉! 😀 Done", "Great job! Done"),
     ("zwj family", "Family 👨\u200d👩\u200d👧 here", "Family here"),
     ("flag", "France 🇫🇷 and 🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f end",
@@ -69,8 +83,8 @@ def test_clean_answer_table(text, expected):
 
 @pytest.mark.parametrize("rule, text, expected", [
     ("urls", "See https://a.com now[1] 😀", "See https://a.com now"),
-    ("citations", "See https://a.com now[1] 😀", "See now[1]"),
-    ("emoji", "See https://a.com now[1] 😀", "See now 😀"),
+    ("citations", "See https://a.com now[1] 😀", "See [link] now[1]"),
+    ("emoji", "See https://a.com now[1] 😀", "See [link] now 😀"),
     ("whitespace", "a   \n\n\n\nb", "a   \n\n\n\nb"),
 ])
 def test_each_rule_can_be_switched_off(rule, text, expected):
@@ -80,6 +94,17 @@ def test_each_rule_can_be_switched_off(rule, text, expected):
 def test_no_rules_leaves_text_unchanged():
     text = "A [1] https://a.com 😀  \n\n\n\nB"
     assert clean_answer(text, CleaningRules(False, False, False, False)) == text
+
+
+def test_no_url_fragment_is_left_dangling():
+    """Removed outright, a URL left lead-ins hanging ("read the docs at."): none may end a sentence now."""
+    lead_ins = ("at", "visit", "see", "from", "to", "here:", "source:", "详见")
+    for text in ("Read the docs at https://a.example/x.", "Visit www.a.example.", "See https://a.example.",
+                 "Get it from https://a.example.", "Go to https://a.example!", "More here: https://a.example",
+                 "Source: https://a.example", "详见https://a.example。"):
+        cleaned = clean_answer(text).rstrip(".!。").casefold()
+        assert not cleaned.endswith(lead_ins), (text, cleaned)
+        assert "a.example" not in cleaned
 
 
 def test_rejects_non_text():

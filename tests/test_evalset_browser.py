@@ -22,6 +22,11 @@ def test_demo_pool_to_reviewed_selection_in_a_browser(tmp_path):
         act(page, page.get_by_role("button", name="Select the eval set").click,
             until=page.get_by_role("heading", name="3 · Review"))
         expect(page.get_by_text("Automatic checks passed")).to_be_visible()
+        expect(page.get_by_text("Reserves (2): not in the set")).to_be_visible()
+        chart_title = page.get_by_text("Prompt length: eligible queries and the chosen set")
+        expect(chart_title).to_be_visible()
         screenshot(page, "evalset_review")
+        chart_title.scroll_into_view_if_needed()
+        screenshot(page, "evalset_reserves_and_lengths")
         assert page.get_by_text("Traceback").count() == 0
         assert page.get_by_test_id("stException").count() == 0

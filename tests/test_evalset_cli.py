@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import sqlite3
@@ -12,7 +13,7 @@ import pytest
 from core.cli import main
 from core.collect.queries import load_queries
 from core.evalset.demo_pool import demo_pool
-from core.evalset.store import load
+from core.evalset.store import load, load_reserves
 from tests.conftest import snapshot
 
 
@@ -30,7 +31,11 @@ def test_offline_build_writes_the_set_the_audit_and_stores_it(pool_file, tmp_pat
     assert "stored as eval set 'set'" in printed
     table = pd.read_csv(out)
     assert list(table.columns[:3]) == ["query_id", "prompt", "category"]
-    assert 25 <= len(table) <= 27 and table["query_id"].is_unique
+    assert len(table) == 25 and table["query_id"].is_unique  # exactly --size (it used to be up to size + 2)
+    spare = pd.read_csv(tmp_path / "out" / "set.reserves.csv")
+    assert len(spare) == 2 and set(spare["reason"]) == {"reserve"}
+    assert not set(spare["query_id"]) & set(table["query_id"])
+    assert "and 2 reserves" in printed
     assert len(load_queries(out)) == len(table)
     audit = json.loads((tmp_path / "out" / "set.audit.json").read_text())
     assert audit["settings"]["model"] == "none (offline path)"
@@ -49,6 +54,9 @@ def test_offline_build_writes_the_set_the_audit_and_stores_it(pool_file, tmp_pat
     assert len(drops) + stages["selection"]["in"] == 600
     info, stored = load("set", db_path)
     assert info.size == len(table) and stored["query_id"].tolist() == table["query_id"].astype(str).tolist()
+    assert load_reserves("set", db_path)["query_id"].tolist() == spare["query_id"].astype(str).tolist()
+    assert main(["evalset", "show", "set", "--reserves", "--format", "csv"]) == 0
+    assert pd.read_csv(io.StringIO(capsys.readouterr().out))["query_id"].tolist() == spare["query_id"].tolist()
     assert main(["evalset", "show", "set"]) == 0
     assert table["query_id"].iloc[0] in capsys.readouterr().out
     assert main(["evalset", "list"]) == 0

@@ -348,7 +348,8 @@ def test_slice_backfill_meets_the_minimum_within_the_buffer_and_then_swaps():
     sel = Selector(frame, emb, SelectionSettings(20, slices=quotas, buffer=2)).run()
     chosen = frame.iloc[list(sel.chosen)]
     assert chosen["is_procedural"].sum() >= 7  # ceil(0.32 × 20)
-    assert 20 <= len(sel.chosen) <= 22
+    # exactly the size asked: backfills replace (they used to add up to `buffer` places); the buffer is reserves
+    assert len(sel.chosen) == 20 and len(sel.reserves) == 2 and not set(sel.reserves) & set(sel.chosen)
     backfilled = [r for r, why in sel.chosen.items() if why.startswith("slice backfill: procedural")]
     assert backfilled and all(frame.loc[r, "is_procedural"] for r in backfilled)
     [report] = sel.slice_report
@@ -386,6 +387,49 @@ def test_rejection_draws_a_replacement_and_never_returns_the_rejected():
     now = {frame.loc[r, "query_id"]: why for r, why in selector.selection.chosen.items()}
     assert first[0] not in now and len(now) == 4
     assert f"replacement: rejected {first[0]}" in now.values()
+
+
+def test_reserves_go_where_a_larger_set_would_put_its_extra_places():
+    frame, emb = _candidates({"A": 500, "B": 300, "C": 200})
+    sel = Selector(frame, emb, SelectionSettings(33, slices=(), buffer=3)).run()
+    assert len(sel.chosen) == 33 and set(sel.reserves.values()) == {"reserve"}
+    # Hamilton for 33 places: A 16, B 10, C 7; for 36: A 18, B 11, C 7 -> two reserves of A, one of B
+    assert frame.loc[list(sel.reserves), "category"].value_counts().to_dict() == {"A": 2, "B": 1}
+    for cat in ("A", "B"):  # the best of their category after the chosen ones
+        group = frame[frame.category == cat].nlargest(len(frame[frame.category == cat]), "score")["query_id"].tolist()
+        taken = sum(frame.loc[r, "category"] == cat for r in sel.chosen)
+        held = [frame.loc[r, "query_id"] for r in sel.reserves if frame.loc[r, "category"] == cat]
+        assert set(held) == set(group[taken:taken + len(held)])
+
+
+def test_reserves_are_not_similar_to_the_set_nor_to_each_other():
+    frame, emb = _candidates({"A": 8})
+    frame["score"] = [90, 80, 70, 60, 50, 40, 30, 20]
+    emb[2] = emb[0]  # A002 (third best) repeats the chosen A000
+    emb[4] = emb[3]  # A004 repeats A003, the first reserve
+    sel = Selector(frame, emb, SelectionSettings(2, slices=(), buffer=2)).run()
+    ids = lambda rows: [frame.loc[r, "query_id"] for r in rows]  # noqa: E731
+    assert ids(sel.chosen) == ["A000", "A001"] and ids(sel.reserves) == ["A003", "A005"]
+
+
+def test_a_rejected_query_is_replaced_by_a_reserve_of_its_category_and_the_reserves_are_topped_up():
+    frame, emb = _candidates({"A": 10, "B": 10})
+    selector = Selector(frame, emb, SelectionSettings(4, slices=(), buffer=2))
+    sel = selector.run()
+    reserve_rows = list(sel.reserves)
+    in_b = [r for r in reserve_rows if frame.loc[r, "category"] == "B"]
+    victim = next(r for r in sel.chosen if frame.loc[r, "category"] == "B")
+    assert in_b, "one reserve per category expected for 4 + 2 places over two equal categories"
+    selector.reject([frame.loc[victim, "query_id"]])
+    assert sel.chosen[in_b[0]] == f"replacement: rejected {frame.loc[victim, 'query_id']}"
+    assert len(sel.chosen) == 4 and len(sel.reserves) == 2 and in_b[0] not in sel.reserves
+    assert victim not in sel.reserves and not set(sel.reserves) & set(sel.chosen)
+
+
+def test_too_few_queries_give_fewer_reserves_never_an_error():
+    frame, emb = _candidates({"A": 3})
+    sel = Selector(frame, emb, SelectionSettings(2, slices=(), buffer=5)).run()
+    assert len(sel.chosen) == 2 and len(sel.reserves) == 1
 
 
 # --- reading a pool ---------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """``evalboard evalset``: build an eval set from a query pool, list and show stored sets.
 
-    evalboard evalset build POOL --size N [--output evalset.csv] [--categories a,b,c] [--exclude X,Y]
+    evalboard evalset build POOL --size N [--output evalset.csv] [--map prompt=COLUMN,category=COLUMN]
+                             [--categories a,b,c] [--exclude X,Y]
                              [--seed S] [--db PATH] [--name NAME] [--replace] [--domain TEXT]
-                             [--slice NAME=SHARE[:MIN]] [--buffer 2]
+                             [--slice NAME=SHARE[:MIN]] [--reserves 2] [--rank-by length-neutral|score]
                              [--base-url URL --model NAME [--api-key-env VAR] [--concurrency 4]
                               [--embed-model NAME]]
     evalboard evalset list [--db PATH]
-    evalboard evalset show NAME [--db PATH] [--format table|csv|jsonl|audit]
+    evalboard evalset show NAME [--db PATH] [--format table|csv|jsonl|audit] [--reserves]
 
 Without ``--base-url``/``--model`` every stage runs offline (the audit says which rule replaced which
 model call). Exit status 0, 2 for invalid input or options, 1 otherwise.
@@ -40,6 +41,9 @@ def add_commands(sub) -> dict:
     b.add_argument("pool", metavar="POOL", help="CSV/TSV/JSON/JSONL with a query, prompt or text column; or TXT, "
                                                 "one query per line")
     b.add_argument("--size", type=int, required=True, help="number of queries to select")
+    b.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE[,COLUMN=SOURCE]",
+                   help="read the pool's COLUMN (prompt, query_id or category) from the file's SOURCE column "
+                        "(repeatable or comma-separated), e.g. --map prompt=instruction,category=dataset")
     b.add_argument("--output", default="evalset.csv", help="eval-set file: .csv or .jsonl (default evalset.csv); "
                                                            "the audit goes beside it")
     b.add_argument("--categories", help="comma-separated categories to use instead of discovering them")
@@ -48,7 +52,12 @@ def add_commands(sub) -> dict:
     b.add_argument("--domain", default="", help="what the eval set is about (for the relevance judgment)")
     b.add_argument("--slice", action="append", default=[], metavar="NAME=SHARE[:MIN]",
                    help="slice quota override, e.g. procedural=0.4:5 or trap_unreleased=0.1:1 (repeatable)")
-    b.add_argument("--buffer", type=int, default=2, help="extra places slice backfill may add (default 2)")
+    b.add_argument("--reserves", "--buffer", dest="buffer", type=int, default=2,
+                   help="reserve queries kept beside the set, to replace a query dropped later (default 2); "
+                        "the set itself has exactly --size queries")
+    b.add_argument("--rank-by", choices=("length-neutral", "score"), default="length-neutral",
+                   help="order of queries inside a category: the score's percentile among queries of similar "
+                        "length (default; the score alone favours long queries), or the score itself")
     b.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
     b.add_argument("--name", help="stored name (default: the output file name without extension)")
     b.add_argument("--replace", action="store_true", help="replace a stored eval set of the same name")
@@ -62,6 +71,7 @@ def add_commands(sub) -> dict:
     show.add_argument("name", metavar="NAME")
     show.add_argument("--db")
     show.add_argument("--format", choices=("table", "csv", "jsonl", "audit"), default="table")
+    show.add_argument("--reserves", action="store_true", help="print the set's reserves instead of its queries")
     listing = actions.add_parser("list", help="list stored eval sets")
     listing.add_argument("--db")
     return {"evalset": run}
@@ -73,6 +83,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _names(text: str | None) -> tuple[str, ...]:
     return tuple(p.strip() for p in (text or "").split(",") if p.strip())
+
+
+def pool_mapping(items: list[str]) -> dict[str, str]:
+    """``--map prompt=instruction,category=dataset`` (also repeated) -> {"prompt": "instruction", …}."""
+    from core.io import parse_pairs
+
+    pieces = [piece for item in items for piece in item.split(",")]
+    mapping = parse_pairs(pieces, "--map")
+    if len(mapping) < len(pieces):
+        raise ValueError("--map names the same column twice")
+    return mapping
 
 
 def model_config(args: argparse.Namespace) -> ModelConfig | None:
@@ -90,28 +111,55 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
     return config
 
 
+PROGRESS_EVERY_S = 2.0
+
+
+def print_progress(event) -> None:
+    """A build's progress on stderr (standard output carries the result): each stage as it starts, then
+    its model calls with the time left (throttled to one line per PROGRESS_EVERY_S and stage)."""
+    print(f"    {event.text()}" if event.total else f"  {event.text()}…", file=sys.stderr, flush=True)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    from core.evalset.audit import LENGTHS, length_table
     from core.evalset.pipeline import build
+    from core.evalset.progress import throttled
     from core.evalset.pool import read_pool
-    from core.evalset.results import checks, eval_set, write_outputs
+    from core.evalset.results import checks, eval_set, reserves, write_outputs
     from core.evalset.settings import BuildSettings, parse_slices
     from core.evalset.store import save
 
     if args.size < 1:
         raise ValueError("--size must be a positive integer")
+    if args.buffer < 0:
+        raise ValueError("--reserves must be a non-negative integer")
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
                              seed=args.seed, domain=args.domain, model=model_config(args),
-                             slices=parse_slices(args.slice), buffer=args.buffer)
-    pool = read_pool(args.pool)
-    state = build(pool, settings, progress=lambda stage: print(f"  {stage}…", flush=True))
+                             slices=parse_slices(args.slice), buffer=args.buffer,
+                             length_neutral=args.rank_by == "length-neutral")
+    pool = read_pool(args.pool, columns=pool_mapping(args.map))
+    state = build(pool, settings, progress=throttled(print_progress, every_s=PROGRESS_EVERY_S))
     table = eval_set(state)
     name = args.name or Path(args.output).stem
-    set_id = save(table, state.audit, name, args.db, replace=args.replace)  # before files: a name clash writes nothing
+    spare = reserves(state)
+    # before files: a name clash writes nothing
+    set_id = save(table, state.audit, name, args.db, replace=args.replace, reserves=spare)
     files = write_outputs(state, args.output)
-    print(f"selected {len(table):,} of {len(pool):,} queries; wrote {', '.join(str(f) for f in files)}")
+    print(f"selected {len(table):,} of {len(pool):,} queries, and {len(spare):,} reserves; "
+          f"wrote {', '.join(str(f) for f in files)}")
+    if len(spare):
+        print(f"  reserves (best first): {terminal_text(', '.join(spare['query_id'].astype(str)))}")
+    lengths = state.audit.selection.get(LENGTHS)
+    if lengths:
+        ranking = "length-neutral score" if settings.length_neutral else "score (--rank-by score)"
+        print(f"  prompt length (characters), selection ranked by the {ranking}:")
+        for line in length_table(lengths):
+            print(f"    {line}")
     print(f"stored as eval set '{terminal_text(name)}' (id {set_id})")
     if len(table) < args.size:
         print(f"  note: only {len(table):,} eligible queries for {args.size:,} places (see the audit)")
+    if len(spare) < args.buffer:
+        print(f"  note: only {len(spare):,} reserves for the {args.buffer:,} asked (too few eligible queries)")
     excluded = set(state.pool.loc[state.pool["status"] == "excluded", "category"])
     ignored = [c for c in state.suggested_exclusions if c not in excluded]
     if ignored:
@@ -124,10 +172,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from core.evalset.results import to_csv, to_jsonl
-    from core.evalset.store import EvalSetNotFound, load
+    from core.evalset.store import EvalSetNotFound, load, load_reserves
 
     try:
         info, table = load(args.name, args.db)
+        if args.reserves:
+            table = load_reserves(args.name, args.db)
     except EvalSetNotFound as exc:
         print(f"evalboard: {exc}; list them with: evalboard evalset list", file=sys.stderr)
         return EXIT_INVALID
@@ -140,8 +190,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
-        print(f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries, "
-              f"created {info.created_at} UTC)")
+        what = f"reserves of eval set '{terminal_text(info.name)}' ({len(table):,}" if args.reserves else \
+            f"eval set '{terminal_text(info.name)}' (id {info.id}, {info.size:,} queries"
+        print(f"{what}, created {info.created_at} UTC)")
         for rec in table.itertuples():
             text = terminal_text(" ".join(str(rec.prompt).split()))
             print(f"  {terminal_text(rec.query_id):<12} {terminal_text(rec.category)[:24]:<24} "

@@ -17,6 +17,25 @@ CHECK_WORDING = {
 }
 
 
+LENGTHS = "prompt_length_chars"  # the selection's length distribution: group -> length_summary
+LENGTH_COLUMNS = (("n", "n"), ("min", "min"), ("p10", "10 %"), ("p25", "25 %"), ("p50", "median"), ("p75", "75 %"),
+                  ("p90", "90 %"), ("max", "max"))
+
+
+def length_table(distribution: dict[str, dict[str, int]], style: str = " ") -> list[str]:
+    """The length distribution (eligible, chosen, reserves) as a markdown table (``style="|"``) or as
+    aligned plain-text lines."""
+    head = ["", *(label for _, label in LENGTH_COLUMNS)]
+    rows = [[group, *(f"{d[key]:,}" if key in d else "—" for key, _ in LENGTH_COLUMNS)]
+            for group, d in distribution.items()]
+    if style == "|":
+        return ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(LENGTH_COLUMNS),
+                *("| " + " | ".join(r) + " |" for r in rows)]
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    return ["  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+            for r in [head, *rows]]
+
+
 @dataclass
 class StageRecord:
     stage: str
@@ -66,7 +85,10 @@ class Audit:
         if self.selection:
             lines += ["", "## Selection", ""]
             for k, v in self.selection.items():
-                lines.append(f"- {k}: {_md(v)}")
+                if k != LENGTHS:
+                    lines.append(f"- {k}: {_md(v)}")
+            if self.selection.get(LENGTHS):
+                lines += ["", "## Prompt length (characters)", "", *length_table(self.selection[LENGTHS], "|")]
         if self.checks:
             lines += ["", "## Automatic checks", ""]
             for k, v in self.checks.items():

@@ -3,7 +3,8 @@
 The client bounds concurrency (``Endpoint.concurrency``) and retries each call by its policy (429 with
 Retry-After or backoff, timeouts, server errors, malformed JSON: up to ``Endpoint.max_retries`` times).
 A call that still fails never stops the build: its items get ``None`` (the caller applies the stated
-fallback) and the failure is counted in :class:`Calls` for the audit.
+fallback) and the failure is counted in :class:`Calls` for the audit. Every finished call is reported
+to the stage's :class:`~core.evalset.progress.StageProgress`, when it has one.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import ceil
 
 from core.evalset import prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
+from core.evalset.progress import StageProgress
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
 from core.llm import LLMClient, LLMError, RetryPolicy
 
@@ -26,6 +29,19 @@ class Calls:
     calls: int = 0
     failed: int = 0
     errors: Counter = field(default_factory=Counter)
+    progress: StageProgress | None = field(default=None, repr=False, compare=False)
+
+    def expect(self, n: int) -> None:
+        if self.progress is not None and n:
+            self.progress.expect(n)
+
+    def skip(self, n: int) -> None:
+        if self.progress is not None and n:
+            self.progress.skip(n)
+
+    def tick(self) -> None:
+        if self.progress is not None:
+            self.progress.tick()
 
     def note(self, results: Sequence) -> None:
         self.calls += len(results)
@@ -62,11 +78,18 @@ def _batches(items: Sequence, size: int) -> list[list]:
 
 
 async def _json_calls(client: LLMClient, requests: list[list[dict]], schema: dict, settings: dict,
-                      calls: Calls) -> list:
+                      calls: Calls, planned: bool = False) -> list:
+    """One call per request (``planned``: already announced to the progress by the caller)."""
+    if not planned:
+        calls.expect(len(requests))
+
     async def one(msgs):
-        result = await client.chat(msgs, temperature=settings["temperature"], max_tokens=settings["max_tokens"],
-                                   json_schema=schema)
-        return result.data
+        try:
+            result = await client.chat(msgs, temperature=settings["temperature"], max_tokens=settings["max_tokens"],
+                                       json_schema=schema)
+            return result.data
+        finally:
+            calls.tick()  # answered or failed for good: not asked again
 
     results = await client.map(one, requests)
     calls.note(results)
@@ -123,12 +146,17 @@ async def discover(client: LLMClient, sample: list[str], calls: Calls) -> list[s
     return [str(c).strip() for c in answer["categories"] if str(c).strip()] or None
 
 
-async def classify(client: LLMClient, texts: list[str], categories: list[str], calls: Calls) -> list[str]:
+def classify_calls(n_texts: int) -> int:
+    return ceil(n_texts / prompts.CLASSIFY["batch"])
+
+
+async def classify(client: LLMClient, texts: list[str], categories: list[str], calls: Calls,
+                   planned: bool = False) -> list[str]:
     """A known category per query; ``classification_failed`` when its batch failed or the answer named
     nothing that matches."""
     batches = _batches(texts, prompts.CLASSIFY["batch"])
     answers = await _json_calls(client, [prompts.classify(b, categories) for b in batches],
-                                prompts.CLASSIFY_SCHEMA, prompts.CLASSIFY, calls)
+                                prompts.CLASSIFY_SCHEMA, prompts.CLASSIFY, calls, planned)
     out = []
     for batch, answer in zip(batches, answers):
         got = _by_id(answer, "labels", len(batch))
@@ -153,6 +181,7 @@ async def subcategories(client: LLMClient, groups: list[tuple[str, list[str]]], 
     query classified into them in batches of 20, like the categories. None when no names came back."""
     rng = random.Random(seed)
     samples = [rng.sample(texts, min(len(texts), prompts.SUBCATEGORIES["sample"])) for _, texts in groups]
+    calls.expect(sum(classify_calls(len(texts)) for _, texts in groups))  # the classifications that follow
     answers = await _json_calls(client, [prompts.subcategories(c, smp, min_size / len(t))
                                          for (c, t), smp in zip(groups, samples)],
                                 prompts.SUBCATEGORIES_SCHEMA, prompts.SUBCATEGORIES, calls)
@@ -161,9 +190,10 @@ async def subcategories(client: LLMClient, groups: list[tuple[str, list[str]]], 
         names = [] if isinstance(answer, BaseException) else \
             list(dict.fromkeys(str(n).strip() for n in answer["subcategories"] if str(n).strip()))
         if len(names) < 2:
+            calls.skip(classify_calls(len(texts)))  # no names: no classification
             out.append(None)
             continue
-        labels = await classify(client, texts, names, calls)
+        labels = await classify(client, texts, names, calls, planned=True)
         out.append([None if lab == CLASSIFICATION_FAILED else lab for lab in labels])
     return out
 

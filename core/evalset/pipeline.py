@@ -1,6 +1,9 @@
 """The build, stage by stage: preprocessing, semantic dedup, categories (then the user's exclusions),
 subcategories, scoring, selection; every stage recorded in the :class:`~core.evalset.audit.Audit`.
 
+Progress goes to an optional callback as :class:`~core.evalset.progress.ProgressEvent`: a stage's start,
+then, in a stage with model calls, each finished call with the count planned and the time left.
+
 ``prepare`` runs up to the category exclusion suggestions (the point where a person decides which
 categories to exclude), ``finish`` runs the rest, ``build`` runs both. Every query keeps a row in
 ``Build.pool`` with its ``status`` (``candidate`` or why it left: ``exact_duplicate``, ``too_short``,
@@ -22,10 +25,12 @@ from core.evalset.audit import Audit, StageRecord
 from core.evalset.dedup import semantic_dedup
 from core.evalset.embeddings import tfidf_embed, unit_rows
 from core.evalset.normalise import exact_duplicates, normalise, prefilter
+from core.evalset.progress import ProgressEvent, StageProgress
 from core.evalset.scoring import (
     SCORE_COLUMNS,
     TAG_COLUMNS,
     heuristic_scores,
+    length_neutral_scores,
     representativeness,
 )
 from core.evalset.selection import Selector
@@ -33,7 +38,7 @@ from core.evalset.settings import BuildSettings
 from core.llm import run_sync
 
 SAMPLES_PER_CATEGORY = 3
-Progress = Callable[[str], None]
+Progress = Callable[[ProgressEvent], None]
 
 
 @dataclass
@@ -45,9 +50,18 @@ class Build:
     categories: list[str] = field(default_factory=list)
     suggested_exclusions: list[str] = field(default_factory=list)
     selector: Selector | None = None
+    report: Progress | None = field(default=None, repr=False, compare=False)  # set while a run is under way
 
     def active(self) -> pd.Series:
         return self.pool["status"] == "candidate"
+
+    def say(self, stage: str) -> None:
+        if self.report is not None:
+            self.report(ProgressEvent(stage))
+
+    def calls(self, stage: str) -> stages.Calls:
+        """The call counter of a stage with model calls, reporting to the progress callback."""
+        return stages.Calls(progress=StageProgress(stage, self.report) if self.report is not None else None)
 
     def category_summary(self) -> pd.DataFrame:
         """Categories by query count (descending) with up to three sample queries each."""
@@ -69,44 +83,46 @@ def build(pool: pd.DataFrame, settings: BuildSettings, progress: Progress | None
 
 
 def prepare(pool: pd.DataFrame, settings: BuildSettings, progress: Progress | None = None) -> Build:
-    say = progress or (lambda _: None)
     frame = pool.reset_index(drop=True).copy()
     frame["raw_query_original"] = frame["query"]
     frame["status"] = "candidate"
     frame["duplicate_of"] = ""
     frame["emb_row"] = -1
     audit = Audit(settings=settings.describe())
+    state = Build(settings, frame, np.zeros((0, 0), np.float32), audit, report=progress)
     chat = settings.chat_client()
-    if chat is not None:
-        say("Checking the model endpoint")
-        run_sync(stages.preflight(chat))  # EndpointUnusable (a ValueError) before any work is done
-    state = Build(settings, frame, np.zeros((0, 0), np.float32), audit)
-    say("Exact deduplication")
-    _exact(state)
-    say("Pre-filter")
-    _prefilter(state)
-    say("Relevance" if chat else "Relevance (no model: skipped)")
-    _relevance(state, chat)
-    say("Rewrite" if chat else "Rewrite (no model: skipped)")
-    _rewrite(state, chat)
-    say("Embeddings and semantic deduplication")
-    _semantic(state, chat)
-    say("Categories")
-    _categorise(state, chat)
+    try:
+        if chat is not None:
+            state.say("Checking the model endpoint")
+            run_sync(stages.preflight(chat))  # EndpointUnusable (a ValueError) before any work is done
+        for stage, label in ((_exact, "Exact deduplication"), (_prefilter, "Pre-filter")):
+            state.say(label)
+            stage(state)
+        for stage, label in ((_relevance, "Relevance"), (_rewrite, "Rewrite")):
+            state.say(label if chat else f"{label} (no model: skipped)")
+            stage(state, chat)
+        state.say("Embeddings and semantic deduplication")
+        _semantic(state, chat)
+        state.say("Categories")
+        _categorise(state, chat)
+    finally:
+        state.report = None  # a callback belongs to one run (and a page's may not be copied)
     return state
 
 
 def finish(state: Build, exclude: tuple[str, ...] | list[str] = (), progress: Progress | None = None) -> Build:
-    say = progress or (lambda _: None)
     chat = state.settings.chat_client()
-    say("Category exclusions")
-    _exclude(state, list(exclude))
-    say("Subcategories")
-    _subcategories(state, chat)
-    say("Scoring")
-    _score(state, chat)
-    say("Selection")
-    _select(state)
+    state.report = progress
+    try:
+        state.say("Category exclusions")
+        _exclude(state, list(exclude))
+        for stage, label in ((_subcategories, "Subcategories"), (_score, "Scoring")):
+            state.say(label)
+            stage(state, chat)
+        state.say("Selection")
+        _select(state)
+    finally:
+        state.report = None
     return state
 
 
@@ -148,7 +164,7 @@ def _relevance(state: Build, chat) -> None:
         state.audit.add(StageRecord("relevance", before, before, "skipped", notes=["no model configured"]))
         return
     rows = np.flatnonzero(state.active().to_numpy())
-    calls = stages.Calls()
+    calls = state.calls("Relevance")
     verdicts = run_sync(stages.relevance(chat, state.pool["query"].to_numpy()[rows].tolist(),
                                          state.settings.domain, calls))
     mask = np.zeros(len(state.pool), bool)
@@ -166,7 +182,7 @@ def _rewrite(state: Build, chat) -> None:
         state.audit.add(StageRecord("rewrite", before, before, "skipped", notes=["no model configured"]))
         return
     rows = np.flatnonzero(state.active().to_numpy())
-    calls = stages.Calls()
+    calls = state.calls("Rewrite")
     rewritten = run_sync(stages.rewrite(chat, state.pool["query"].to_numpy()[rows].tolist(), calls))
     col = state.pool.columns.get_loc("query")
     changed = 0
@@ -188,7 +204,8 @@ def _semantic(state: Build, chat) -> None:
     embedder = state.settings.embed_client()
     notes = []
     if embedder is not None:
-        calls = stages.Calls()
+        calls = state.calls("Embeddings")
+        calls.expect(1)  # one request as far as progress goes (the client batches it)
         try:
             emb = unit_rows(np.asarray(run_sync(embedder.embed(texts)), dtype=np.float32))
             method = f"embeddings endpoint ({state.settings.model.embed_model})"
@@ -197,6 +214,8 @@ def _semantic(state: Build, chat) -> None:
             emb = tfidf_embed([normalise(t) for t in texts])
             method = "offline TF-IDF (embeddings endpoint failed)"
             notes.append(f"embeddings endpoint failed ({exc}); offline embeddings used")
+        finally:
+            calls.tick()
     else:
         emb = tfidf_embed([normalise(t) for t in texts]) if texts else np.zeros((0, 1), np.float32)
         method = "offline character n-gram TF-IDF"
@@ -205,7 +224,7 @@ def _semantic(state: Build, chat) -> None:
     if rows.size == 0:
         state.audit.add(StageRecord("semantic dedup", 0, 0, method))
         return
-    calls = stages.Calls()
+    calls = state.calls("Semantic deduplication")
     review = (lambda pairs: run_sync(stages.review(chat, pairs, calls))) if chat else None
     choose = (lambda groups: run_sync(stages.canonical(chat, groups, calls))) if chat else None
     s = state.settings
@@ -235,7 +254,7 @@ def _categorise(state: Build, chat) -> None:
     rows = np.flatnonzero(state.active().to_numpy())
     texts = f["query"].to_numpy()[rows].tolist()
     given = [c for c in state.settings.categories if str(c).strip()]
-    calls = stages.Calls()
+    calls = state.calls("Categories")
     notes = []
     failed = np.zeros(rows.size, bool)
     if given:
@@ -290,7 +309,7 @@ def _categorise(state: Build, chat) -> None:
                                 calls.as_dict() if chat else {}))
     if chat is not None and state.categories:
         summary = state.category_summary()
-        ex_calls = stages.Calls()
+        ex_calls = state.calls("Exclusion suggestions")
         state.suggested_exclusions = run_sync(stages.exclusions(
             chat, [(r.category, int(r.queries), list(r.samples)) for r in summary.itertuples()], ex_calls))
         state.audit.add(StageRecord("exclusion suggestions", rows.size - n_failed, rows.size - n_failed, "model",
@@ -321,7 +340,7 @@ def _subcategories(state: Build, chat) -> None:
     big = [(c, np.flatnonzero(active & (f["category"] == c).to_numpy()))
            for c in sorted(set(f.loc[active, "category"]))]
     big = [(c, rows) for c, rows in big if rows.size > cats.SUBCATEGORY_THRESHOLD]
-    calls = stages.Calls()
+    calls = state.calls("Subcategories")
     answers = run_sync(stages.subcategories(chat, [(c, f["query"].to_numpy()[r].tolist()) for c, r in big],
                                             cats.MIN_SUBCATEGORY, calls, state.settings.seed)) \
         if (chat and big) else [None] * len(big)
@@ -354,7 +373,7 @@ def _score(state: Build, chat) -> None:
     f = state.pool
     rows = np.flatnonzero(state.active().to_numpy())
     texts = f["query"].to_numpy()[rows].tolist()
-    calls = stages.Calls()
+    calls = state.calls("Scoring")
     scored = run_sync(stages.score(chat, texts, calls)) if (chat and texts) else [None] * len(texts)
     filled = [s if s is not None else heuristic_scores(t) for s, t in zip(scored, texts)]
     for col in SCORE_COLUMNS:
@@ -365,10 +384,17 @@ def _score(state: Build, chat) -> None:
         f.loc[rows, col] = [bool(s[col]) for s in filled]
     f["score"] = np.nan
     f.loc[rows, "score"] = [representativeness(s["specificity"], s["completeness"], s["depth"]) for s in filled]
+    f["length_chars"] = f["query"].astype(str).str.len()
+    f["score_length_neutral"] = np.nan
+    f.loc[rows, "score_length_neutral"] = length_neutral_scores(f["score"].to_numpy(float)[rows],
+                                                                f["length_chars"].to_numpy()[rows])
     heuristic = sum(s is None for s in scored)
     notes = [] if not chat else [f"{heuristic:,} scored by the heuristic after the model failed"] if heuristic else []
     if not chat:
         notes.append("no model: stated heuristic (core.evalset.scoring)")
+    notes.append("selection ranks by the length-neutral score: the score's percentile among queries of similar "
+                 "length (up to 10 length strata)" if state.settings.length_neutral else
+                 "selection ranks by the score itself (length-neutral ranking switched off)")
     state.audit.add(StageRecord("scoring", rows.size, rows.size, "model" if chat else "heuristic", notes=notes,
                                 calls=calls.as_dict() if chat else {}))
 

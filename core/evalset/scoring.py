@@ -14,12 +14,24 @@ Heuristic (stated, deterministic, any script):
 Tags come from word patterns (English and Chinese): steps → is_procedural; table/list/compare →
 needs_structured_output; two or more constraints (without, only, no, under, at most, 不要, 只 …) →
 has_heavy_constraints; next/upcoming/unreleased/release date → is_trap_unreleased.
+
+Every one of these scores grows with the length of the query (more tokens, more clauses), and a model's
+scores do too: ranked by them, an eval set of 40 AlpacaEval instructions had a median of 379 characters
+where the pool had 100. Selection therefore ranks by the **length-neutral score**
+(:func:`length_neutral_scores`): the percentile of a query's representativeness among the eligible
+queries of similar length (the same length stratum: up to 10 equal-count strata of the length, at least
+20 queries each). In every stratum the percentiles spread evenly over 0–100, so taking the best of them
+takes queries of every length in the proportions of the pool, while the score still orders queries of
+the same length.
 """
 
 from __future__ import annotations
 
 import math
 import re
+
+import numpy as np
+import pandas as pd
 
 SCORE_COLUMNS = ("specificity", "completeness", "depth")
 TAG_COLUMNS = ("is_procedural", "needs_structured_output", "has_heavy_constraints", "is_trap_unreleased")
@@ -77,3 +89,45 @@ def canonical_rank_key(text: str) -> tuple[int, int]:
     longer one. (Cheap on purpose: it runs on every member of every duplicate group.)"""
     words = set(_TOKEN.findall(text.casefold()))
     return (-(len(words) + len(_CJK.findall(text))), -len(text))
+
+
+LENGTH_STRATA = 10  # at most this many length strata …
+MIN_PER_STRATUM = 20  # … of at least this many queries each (fewer queries: fewer strata)
+LENGTH_QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+
+def length_strata(lengths: np.ndarray) -> np.ndarray:
+    """Equal-count strata of the lengths (0 = shortest), min(10, n // 20) of them (at least one). Queries
+    of equal length share a stratum."""
+    lengths = np.asarray(lengths, dtype=float)
+    n = lengths.size
+    k = max(1, min(LENGTH_STRATA, n // MIN_PER_STRATUM))
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    ranks = pd.Series(lengths).rank(method="min").to_numpy() - 1  # ties: the first rank of the tied run
+    return np.minimum((ranks * k // n).astype(np.int64), k - 1)
+
+
+def length_neutral_scores(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The mid-rank percentile (0–100) of each score inside its length stratum (:func:`length_strata`):
+    100 × (rank − 0.5) / n with tied scores sharing their average rank."""
+    scores = np.asarray(scores, dtype=float)
+    out = np.zeros(scores.size, dtype=float)
+    strata = length_strata(lengths)
+    for stratum in np.unique(strata):
+        members = np.flatnonzero(strata == stratum)
+        ranks = pd.Series(scores[members]).rank(method="average").to_numpy()
+        out[members] = 100.0 * (ranks - 0.5) / members.size
+    return np.round(out, 2)
+
+
+def length_summary(lengths) -> dict[str, int]:
+    """n, min, the 10/25/50/75/90 % quantiles and max of prompt lengths (characters), as whole numbers;
+    only ``n`` (0) when there are none."""
+    values = np.asarray(list(lengths), dtype=float)
+    if values.size == 0:
+        return {"n": 0}
+    quantiles = np.quantile(values, LENGTH_QUANTILES)
+    return {"n": int(values.size), "min": int(values.min()),
+            **{f"p{round(q * 100)}": int(round(v)) for q, v in zip(LENGTH_QUANTILES, quantiles)},
+            "max": int(values.max())}

@@ -54,6 +54,8 @@ class BuildSettings:
     slices: tuple[SliceQuota, ...] = DEFAULT_SLICES
     buffer: int = BUFFER
     similarity_limit: float = SIMILARITY_LIMIT
+    # rank by the score's percentile among queries of similar length (core.evalset.scoring), not the raw score
+    length_neutral: bool = True
     duplicate_above: float = DUPLICATE_ABOVE
     review_from: float = REVIEW_FROM
     # prebuilt clients ("chat", "embed") used instead of new ones, e.g. with another retry policy or sleep
@@ -66,7 +68,9 @@ class BuildSettings:
             raise ValueError("thresholds must satisfy 0 < review_from ≤ duplicate_above ≤ 1")
 
     def selection(self) -> SelectionSettings:
-        return SelectionSettings(self.size, self.slices, self.buffer, self.similarity_limit)
+        return SelectionSettings(self.size, self.slices, self.buffer, self.similarity_limit,
+                                 rank_by="score_length_neutral" if self.length_neutral else "score",
+                                 balance_lengths=self.length_neutral)
 
     def chat_client(self) -> LLMClient | None:
         if self.model is None:
@@ -82,7 +86,8 @@ class BuildSettings:
         return {"size": self.size, "categories": list(self.categories) or "discovered",
                 "exclude": list(self.exclude), "seed": self.seed, "domain": self.domain or "any",
                 "model": self.model.describe() if self.model else "none (offline path)",
-                "slices": [asdict(s) for s in self.slices], "buffer": self.buffer,
+                "slices": [asdict(s) for s in self.slices], "reserves": self.buffer,
+                "ranking": "length-neutral score" if self.length_neutral else "score",
                 "similarity_limit": self.similarity_limit, "duplicate_above": self.duplicate_above,
                 "review_from": self.review_from}
 

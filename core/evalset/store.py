@@ -1,7 +1,8 @@
 """Eval sets in the same SQLite file as the Store, in tables of their own (``evalset_*``):
 
 - ``evalset_sets``: one row per saved set (name, size, settings and audit as JSON, created_at);
-- ``evalset_items``: its queries in order, with category, reason, scores and tags;
+- ``evalset_items``: its queries in order, with category, reason, scores and tags, then its reserves
+  (``reason`` ``reserve``, positions after the set's);
 - ``evalset_audit``: one row per build stage (in, out, method, drops, notes, model calls).
 
 A set is saved in one transaction: all of it or nothing.
@@ -46,9 +47,13 @@ def connect(db: str | Path | None = None) -> sqlite3.Connection:
     return store_connect(db)
 
 
+RESERVE = "reserve"
+
+
 def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = None, *,
-         replace: bool = False) -> int:
-    """Store an eval set under ``name``; returns its id. An existing name is an error unless ``replace``."""
+         replace: bool = False, reserves: pd.DataFrame | None = None) -> int:
+    """Store an eval set under ``name`` (with its reserves); returns its id. An existing name is an error
+    unless ``replace``."""
     name = str(name).strip()
     if not name:
         raise ValueError("an eval set needs a name")
@@ -64,8 +69,10 @@ def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = N
                               (name, datetime.now(UTC).isoformat(timespec="seconds"), len(table),
                                json.dumps(audit.settings, ensure_ascii=False, default=str), audit.to_json()))
             set_id = cur.lastrowid
-            rows = [(set_id, i, *[_cell(rec[c]) for c in EVAL_SET_COLUMNS])
-                    for i, rec in enumerate(table[list(EVAL_SET_COLUMNS)].to_dict("records"))]
+            kept = table[list(EVAL_SET_COLUMNS)].to_dict("records")
+            if reserves is not None:
+                kept += reserves[list(EVAL_SET_COLUMNS)].assign(reason=RESERVE).to_dict("records")
+            rows = [(set_id, i, *[_cell(rec[c]) for c in EVAL_SET_COLUMNS]) for i, rec in enumerate(kept)]
             con.executemany(f"INSERT INTO evalset_items (set_id, position, {', '.join(EVAL_SET_COLUMNS)}) VALUES "
                             f"({', '.join('?' * (len(EVAL_SET_COLUMNS) + 2))})", rows)
             con.executemany("INSERT INTO evalset_audit VALUES (?,?,?,?,?,?,?,?,?)",
@@ -95,6 +102,18 @@ def list_sets(db: str | Path | None = None) -> list[StoredSet]:
 
 
 def load(name: str, db: str | Path | None = None) -> tuple[StoredSet, pd.DataFrame]:
+    """The stored set (its queries only; :func:`load_reserves` gives the reserves)."""
+    info, items = _load_items(name, db)
+    return info, items[items["reason"] != RESERVE].reset_index(drop=True)
+
+
+def load_reserves(name: str, db: str | Path | None = None) -> pd.DataFrame:
+    """The reserves stored with a set, best first (empty for a set stored without reserves)."""
+    items = _load_items(name, db)[1]
+    return items[items["reason"] == RESERVE].reset_index(drop=True)
+
+
+def _load_items(name: str, db: str | Path | None = None) -> tuple[StoredSet, pd.DataFrame]:
     con = connect(db)
     try:
         row = con.execute("SELECT id, name, created_at, size, settings, audit FROM evalset_sets WHERE name = ?",
