@@ -10,12 +10,13 @@ votes dataset that every analysis page reads.
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG, read_answers, read_golden
 from core.campaign.publish import campaign_of_dataset, publish
 from core.campaign.scheduler import ServedItem, serve_next
+from core.campaign.screen_time import IDLE_AFTER_S, record_screen_event
 from core.campaign.store import (Campaign, CampaignError, IssuedToken, TokenError, campaign_for_token, connect,
                                  create_campaign, get_campaign, issue_tokens, list_campaigns, progress, revoke_token)
 from core.campaign import throttle
 from core.campaign.votes import CHOICES, record_vote, vote_records
 
-__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "Campaign", "CampaignError", "IssuedToken",
+__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "Campaign", "CampaignError", "IssuedToken",
            "ServedItem", "TokenError", "campaign_for_token", "campaign_of_dataset", "connect", "create_campaign",
            "get_campaign", "issue_tokens", "list_campaigns", "progress", "publish", "read_answers",
-           "read_golden", "record_vote", "revoke_token", "serve_next", "throttle", "vote_records"]
+           "read_golden", "record_screen_event", "record_vote", "revoke_token", "serve_next", "throttle", "vote_records"]
