@@ -9,6 +9,7 @@ that. The seconds the page stays hidden are real seconds on the server's clock.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -24,8 +25,8 @@ pytestmark = pytest.mark.browser
 HIDDEN_S = 4.0  # how long the tab stays hidden: long next to the delay of a report on a loaded machine
 ANSWER = ("# {topic} heading\n\nSome text.\n\n## A section\n\n```python\n# a comment, not a heading\n```\n\n"
           "Setext title\n============\n\nBody.")
-ANSWERS = pd.DataFrame([{"query_id": f"q{q}", "prompt": f"## Question {q}\n\nWhich answer is clearer?", "model": model,
-                         "answer": ANSWER.format(topic=topic)}
+ANSWERS = pd.DataFrame([{"query_id": f"q{q}", "prompt": f"## Question {q}\n\nWhich answer is clearer?",
+                         "model": model, "answer": ANSWER.format(topic=topic)}
                         for q in range(2) for model, topic in (("alpha", "Tea"), ("beta", "Coffee"))])
 HIDE_JS = """(hidden) => {
   Object.defineProperty(document, "visibilityState", {configurable: true, get: () => hidden ? "hidden" : "visible"});
@@ -39,8 +40,8 @@ def timing_db(tmp_path) -> tuple[Path, str]:
     db = tmp_path / "evalboard.db"
     conn = connect(db)
     try:
-        campaign = create_campaign(conn, "timing", read_answers(ANSWERS.to_csv(index=False).encode(), name="answers.csv"), golden_rate=0.0,
-                                   target=2, seed=3)
+        answers = read_answers(ANSWERS.to_csv(index=False).encode(), name="answers.csv")
+        campaign = create_campaign(conn, "timing", answers, golden_rate=0.0, target=2, seed=3)
         token = issue_tokens(conn, campaign, 1)[0].token
     finally:
         conn.close()
@@ -92,7 +93,7 @@ def test_a_hidden_tab_is_not_counted_and_answer_headings_stay_below_the_labels(t
             wait_for_screen_clock(page)
             # Headings: the answer's "# … heading" is an h4, smaller than the h3 label; code stays code.
             assert "alpha" not in page.content() and "beta" not in page.content()
-            own = page.get_by_role("heading", name="Tea heading").or_(page.get_by_role("heading", name="Coffee heading"))
+            own = page.get_by_role("heading", name=re.compile("^(Tea|Coffee) heading$"))
             expect(own.first).to_be_visible()
             assert own.first.evaluate("e => e.tagName") == "H4"
             size = "e => parseFloat(getComputedStyle(e).fontSize)"

@@ -33,7 +33,8 @@ def test_closing_hashes_and_indentation_follow_commonmark():
 
 
 def test_fenced_code_is_never_touched():
-    text = "# Real\n\n```python\n# a comment\n## another\nTitle\n===\n```\n\n~~~~\n# in tilde fence\n```\n# still code\n~~~~\n## After"
+    text = ("# Real\n\n```python\n# a comment\n## another\nTitle\n===\n```\n\n~~~~\n# in tilde fence\n```\n"
+            "# still code\n~~~~\n## After")
     expected = ("#### Real\n\n```python\n# a comment\n## another\nTitle\n===\n```\n\n~~~~\n# in tilde fence\n```\n"
                 "# still code\n~~~~\n##### After")
     assert demote_headings(text) == expected

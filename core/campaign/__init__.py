@@ -16,7 +16,8 @@ from core.campaign.store import (Campaign, CampaignError, IssuedToken, TokenErro
 from core.campaign import throttle
 from core.campaign.votes import CHOICES, record_vote, vote_records
 
-__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "Campaign", "CampaignError", "IssuedToken",
-           "ServedItem", "TokenError", "campaign_for_token", "campaign_of_dataset", "connect", "create_campaign",
+__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "Campaign", "CampaignError",
+           "IssuedToken", "ServedItem", "TokenError", "campaign_for_token", "campaign_of_dataset", "connect", "create_campaign",
            "get_campaign", "issue_tokens", "list_campaigns", "progress", "publish", "read_answers",
-           "read_golden", "record_screen_event", "record_vote", "revoke_token", "serve_next", "throttle", "vote_records"]
+           "read_golden", "record_screen_event", "record_vote", "revoke_token", "serve_next", "throttle",
+           "vote_records"]
