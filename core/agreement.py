@@ -176,7 +176,7 @@ def items_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
         "swapped": swapped,
         "is_golden": golden_mask(frame),
     })
-    return out.drop_duplicates(["query_id", "dimension", "model_1", "model_2", "annotator_id"],
+    return out.drop_duplicates(["query_id", "dimension", "model_1", "model_2", "is_golden", "annotator_id"],
                                keep="first").reset_index(drop=True)
 
 
@@ -197,6 +197,8 @@ def _dimensions(votes: pd.DataFrame) -> np.ndarray:
 def _with_item_index(items: pd.DataFrame) -> pd.DataFrame:
     """``item`` numbers the judgement units (query, model pair, dimension); ``base`` the items (query, pair)."""
     base = items["query_id"] + "\x1f" + items["model_1"] + "\x1f" + items["model_2"]
+    if "is_golden" in items.columns:  # a golden item is never the same item as a real one
+        base = base + np.where(items["is_golden"].to_numpy(bool), "\x1fgolden", "")
     dimension = items["dimension"] if "dimension" in items.columns else ""
     return items.assign(item=pd.factorize(base + "\x1f" + dimension)[0], base=pd.factorize(base)[0])
 
@@ -360,8 +362,9 @@ def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1,
     b_rank = np.array([rank[str(n)] for n in b_names], np.int64)[np.maximum(b, 0)]
     ok = (query >= 0) & (annotator >= 0) & (a >= 0) & (b >= 0) & votes["winner"].notna().to_numpy()
     k = len(names)
+    golden = golden_mask(votes)
     base_key = (query.astype(np.int64) * k + np.minimum(a_rank, b_rank)) * k + np.maximum(a_rank, b_rank)
-    base = pd.factorize(base_key[ok])[0]  # hash-based: a million keys in a few hundredths of a second
+    base = pd.factorize(base_key[ok] * 2 + golden[ok])[0]  # hash-based: a million keys in a few hundredths of a second
     item = pd.factorize(base.astype(np.int64) * (int(dimension.max()) + 1) + dimension[ok])[0]
     span = int(annotator.max()) + 1
     rated = pd.unique(item * span + annotator[ok])  # distinct (unit, annotator)
@@ -369,7 +372,7 @@ def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1,
     keep = np.zeros(len(votes), bool)
     keep[np.flatnonzero(ok)[raters[item] >= 2]] = True
     summary = agreement_summary(items_from_votes(votes[keep]), min_pair_items, min_items)
-    plain = ~golden_mask(votes)[ok]  # the totals count what agreement could use: golden items apart
+    plain = ~golden[ok]  # the totals count what agreement could use: golden items apart
     summary["n_items_total"] = int(len(np.unique(base[plain])))
     summary["n_ratings"] = int(len(pd.unique((item * span + annotator[ok])[plain])))
     # Annotators without a multiply-rated item are still listed, with no agreement, as the full path does.
