@@ -185,6 +185,8 @@ def golden_mask(votes: pd.DataFrame) -> np.ndarray:
     if "is_golden" not in votes.columns:
         return np.zeros(len(votes), bool)
     flags = votes["is_golden"]
+    if flags.dtype == bool:
+        return flags.to_numpy()
     return flags.astype(object).where(flags.notna(), False).astype(bool).to_numpy()
 
 
@@ -353,7 +355,9 @@ def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1,
         return agreement_summary(items_from_votes(votes), min_pair_items, min_items)
     query, _ = _label_codes(votes["query_id"])
     annotator, annotator_names = _label_codes(votes["annotator_id"])
-    dimension, _ = _label_codes(pd.Series(_dimensions(votes)))
+    # Missing dimensions are one more code, as "" is one more label in items_from_votes.
+    dimension = (_label_codes(votes["dimension"])[0] + 1 if "dimension" in votes.columns
+                 else np.zeros(len(votes), np.int64))
     a, a_names = _label_codes(votes["model_a"])
     b, b_names = _label_codes(votes["model_b"])
     names = sorted(set(map(str, a_names)) | set(map(str, b_names)))
@@ -373,11 +377,11 @@ def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1,
     keep[np.flatnonzero(ok)[raters[item] >= 2]] = True
     summary = agreement_summary(items_from_votes(votes[keep]), min_pair_items, min_items)
     plain = ~golden[ok]  # the totals count what agreement could use: golden items apart
-    summary["n_items_total"] = int(len(np.unique(base[plain])))
+    summary["n_items_total"] = int(np.count_nonzero(np.bincount(base[plain], minlength=1)))
     summary["n_ratings"] = int(len(pd.unique((item * span + annotator[ok])[plain])))
     # Annotators without a multiply-rated item are still listed, with no agreement, as the full path does.
     listed = {row["annotator_id"] for row in summary["majority_agreement"]}
-    everyone = {str(annotator_names[c]) for c in np.unique(annotator[ok][plain])}
+    everyone = {str(annotator_names[c]) for c in np.flatnonzero(np.bincount(annotator[ok][plain], minlength=1))}
     missing = [{"annotator_id": a, "n_items": 0, "agreement": np.nan} for a in everyone - listed]
     if missing:
         rows = summary["majority_agreement"] + missing
