@@ -15,7 +15,9 @@ seconds counted so far and since when the item is on screen. The rule, per displ
 
     on-screen time = the sum of the on-screen stretches from ``shown_at`` to the vote,
 
-where the item counts as on screen from ``shown_at`` until the first report says otherwise. A pause in
+where the item counts as on screen from ``shown_at`` until the first report says otherwise. The item is
+served in the script run that draws it, so ``shown_at`` and the first paint are apart by the rest of that
+run and the network (well under a second); a page drawn in a background tab reports off at once. A pause in
 interaction therefore counts up to :data:`IDLE_AFTER_S` (the annotator may be reading), then stops. A page
 that reports nothing (its script did not load) gives exactly the time since the item was served. Both
 numbers are stored with each vote: ``response_time_s`` (on screen) and ``served_time_s`` (since served).
