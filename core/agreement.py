@@ -12,6 +12,14 @@ canonical orientation: ``left`` = the first model in sorted order won, ``right``
   D_o = Σ_{k≠l} o_kl, D_e = (n² − Σ n_k²)/(n − 1).
 - Agreement of each annotator with the majority of the other raters of the same item.
 
+What is compared: only real overlap. Golden items (``is_golden``) are left out — they measure accuracy
+against a known answer, which the quality table reports — and so are items judged by one annotator. With
+several dimensions, each (item, dimension) is one judgement unit: a "style" verdict is never compared with
+an "overall" one, and item counts count an item once whatever its dimensions.
+
+Not enough overlap, no number: below :data:`MIN_OVERLAP_ITEMS` overlapping items the coefficients are
+NaN and ``reason`` says why (and the same minimum applies to the items a pair of annotators shares).
+
 Undefined values (no shared item, a single category in use …) are NaN, never an exception (§0).
 """
 
@@ -24,10 +32,14 @@ import numpy as np
 import pandas as pd
 
 CATEGORIES = ("left", "right", "tie")
+# Below ten shared items a coefficient says next to nothing: with METHODS §7's example (p_o = 0.7,
+# p_e = 0.38) the standard error of Cohen's κ is sqrt(p_o (1 − p_o) / n) / (1 − p_e) ≈ 0.23 at n = 10, a 95%
+# interval of ±0.45 that spans "slight" to "almost perfect" agreement; with fewer items it is wider still.
+MIN_OVERLAP_ITEMS = 10
 # Canonical vote outcome (core.schema.OUTCOMES) -> label for the orientation in which it was shown.
 _SHOWN_LABEL = {"model_a": "left", "model_b": "right", "tie": "tie", "tie (bothbad)": "tie"}
 _SWAP = {"left": "right", "right": "left", "tie": "tie"}
-ITEM_COLUMNS = ("query_id", "model_1", "model_2", "annotator_id", "label", "swapped")
+ITEM_COLUMNS = ("query_id", "dimension", "model_1", "model_2", "annotator_id", "label", "swapped", "is_golden")
 
 
 # ---------------------------------------------------------------- coefficients on plain label data
@@ -134,11 +146,12 @@ def krippendorff_alpha(reliability_data) -> float:
 # ---------------------------------------------------------------- items from votes
 
 def items_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
-    """One row per (item, annotator): columns ``query_id, model_1, model_2, annotator_id, label, swapped``.
+    """One row per (item, dimension, annotator): columns :data:`ITEM_COLUMNS`.
 
     model_1 < model_2 (sorted names); ``label`` is left/right/tie for that canonical order, so a vote
     shown swapped (model_a = model_2) has its left/right flipped. Votes without query_id or annotator
-    are left out; an annotator who rated the same item twice keeps the first vote.
+    are left out; an annotator who rated the same item on the same dimension twice keeps the first vote.
+    ``dimension`` is "" without a dimension column; ``is_golden`` is False without an is_golden column.
     """
     needed = {"query_id", "annotator_id", "model_a", "model_b", "winner"}
     if not needed <= set(votes.columns) or len(votes) == 0:
@@ -155,18 +168,41 @@ def items_from_votes(votes: pd.DataFrame) -> pd.DataFrame:
     label = np.where(swapped, pd.Series(shown).map(_SWAP).to_numpy(dtype=object), shown)
     out = pd.DataFrame({
         "query_id": frame["query_id"].astype(str).to_numpy(),
+        "dimension": _dimensions(frame),
         "model_1": np.where(swapped, b, a),
         "model_2": np.where(swapped, a, b),
         "annotator_id": frame["annotator_id"].astype(str).to_numpy(),
         "label": label.astype(str),
         "swapped": swapped,
+        "is_golden": golden_mask(frame),
     })
-    return out.drop_duplicates(["query_id", "model_1", "model_2", "annotator_id"], keep="first").reset_index(drop=True)
+    return out.drop_duplicates(["query_id", "dimension", "model_1", "model_2", "is_golden", "annotator_id"],
+                               keep="first").reset_index(drop=True)
+
+
+def golden_mask(votes: pd.DataFrame) -> np.ndarray:
+    """True for golden-item votes (a missing is_golden is False)."""
+    if "is_golden" not in votes.columns:
+        return np.zeros(len(votes), bool)
+    flags = votes["is_golden"]
+    if flags.dtype == bool:
+        return flags.to_numpy()
+    return flags.astype(object).where(flags.notna(), False).astype(bool).to_numpy()
+
+
+def _dimensions(votes: pd.DataFrame) -> np.ndarray:
+    if "dimension" not in votes.columns:
+        return np.full(len(votes), "", dtype=object)
+    return votes["dimension"].astype(object).where(votes["dimension"].notna(), "").astype(str).to_numpy(dtype=object)
 
 
 def _with_item_index(items: pd.DataFrame) -> pd.DataFrame:
-    key = items["query_id"] + "\x1f" + items["model_1"] + "\x1f" + items["model_2"]
-    return items.assign(item=pd.factorize(key)[0])
+    """``item`` numbers the judgement units (query, model pair, dimension); ``base`` the items (query, pair)."""
+    base = items["query_id"] + "\x1f" + items["model_1"] + "\x1f" + items["model_2"]
+    if "is_golden" in items.columns:  # a golden item is never the same item as a real one
+        base = base + np.where(items["is_golden"].to_numpy(bool), "\x1fgolden", "")
+    dimension = items["dimension"] if "dimension" in items.columns else ""
+    return items.assign(item=pd.factorize(base + "\x1f" + dimension)[0], base=pd.factorize(base)[0])
 
 
 def item_counts(items: pd.DataFrame, categories: Sequence[str] = CATEGORIES) -> np.ndarray:
@@ -183,24 +219,27 @@ def item_counts(items: pd.DataFrame, categories: Sequence[str] = CATEGORIES) -> 
 def pairwise_cohen(items: pd.DataFrame, min_items: int = 1) -> pd.DataFrame:
     """Cohen κ for every annotator pair sharing at least ``min_items`` items (annotator_1 < annotator_2).
 
-    Counted for all pairs at once: per pair, the items both rated, the agreements and each rater's label
-    counts give p_o, p_e = Σ_k p_1k p_2k and κ exactly as :func:`cohen_kappa` does for one pair."""
+    Counted for all pairs at once: per pair, the units both rated, the agreements and each rater's label
+    counts give p_o, p_e = Σ_k p_1k p_2k and κ exactly as :func:`cohen_kappa` does for one pair.
+    ``n_items`` counts the shared items once whatever their dimensions."""
     columns = ["annotator_1", "annotator_2", "n_items", "kappa"]
     if len(items) == 0:
         return pd.DataFrame(columns=columns)
-    indexed = _with_item_index(items)[["item", "annotator_id", "label"]]
+    indexed = _with_item_index(items)[["item", "base", "annotator_id", "label"]]
     indexed = indexed.assign(label=pd.Categorical(indexed["label"], categories=list(CATEGORIES)).codes)
-    shared = indexed.merge(indexed, on="item", suffixes=("_1", "_2"))
+    shared = indexed.merge(indexed.drop(columns="base"), on="item", suffixes=("_1", "_2"))
     shared = shared[shared["annotator_id_1"] < shared["annotator_id_2"]]
     if len(shared) == 0:
         return pd.DataFrame(columns=columns)
+    shared_items = shared.groupby(["annotator_id_1", "annotator_id_2"], sort=True)["base"].nunique()
     l1, l2 = shared["label_1"].to_numpy(), shared["label_2"].to_numpy()
     parts = pd.DataFrame({"annotator_1": shared["annotator_id_1"].to_numpy(),
                           "annotator_2": shared["annotator_id_2"].to_numpy(), "n": 1, "agree": l1 == l2,
                           **{f"first_{k}": l1 == k for k in range(len(CATEGORIES))},
                           **{f"second_{k}": l2 == k for k in range(len(CATEGORIES))}})
     sums = parts.groupby(["annotator_1", "annotator_2"], sort=True).sum()
-    sums = sums[sums["n"] >= min_items]
+    n_shared = shared_items.to_numpy()
+    sums, n_shared = sums[n_shared >= min_items], n_shared[n_shared >= min_items]
     n = sums["n"].to_numpy(dtype=float)
     p_o = sums["agree"].to_numpy(dtype=float) / n
     p_e = np.zeros(len(sums))
@@ -209,7 +248,7 @@ def pairwise_cohen(items: pd.DataFrame, min_items: int = 1) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         kappa = np.where(p_e < 1.0, (p_o - p_e) / (1.0 - p_e), np.nan)
     out = sums.reset_index()[["annotator_1", "annotator_2"]]
-    return out.assign(n_items=sums["n"].to_numpy().astype(int), kappa=kappa.astype(float))
+    return out.assign(n_items=n_shared.astype(int), kappa=kappa.astype(float))
 
 
 def majority_agreement(items: pd.DataFrame) -> pd.DataFrame:
@@ -235,50 +274,90 @@ def majority_agreement(items: pd.DataFrame) -> pd.DataFrame:
                          "agreement": rate})
 
 
-def agreement_summary(items: pd.DataFrame, min_pair_items: int = 1) -> dict[str, Any]:
-    """The agreement block of the annotator report.
+def agreement_summary(items: pd.DataFrame, min_pair_items: int = 1,
+                      min_items: int = MIN_OVERLAP_ITEMS) -> dict[str, Any]:
+    """The agreement block of the annotator report, on the real overlap of ``items``.
 
-    ``n_items`` counts items rated by at least two annotators (the ones agreement is measured on).
-    Fleiss κ needs a fixed number of raters per item: it is computed on the items with the modal rater
-    count among those items (``fleiss_raters_per_item``, ``fleiss_n_items`` say which).
+    Golden items are set apart (``n_golden_items`` counts those judged by two or more annotators).
+    ``n_items`` counts the items (query + model pair) judged by two or more annotators on the same
+    dimension, ``n_units`` the (item, dimension) units the coefficients compare. With fewer than
+    ``min_items`` such items every coefficient is NaN and ``reason`` says "not enough overlap"; a pair of
+    annotators sharing fewer than ``min_items`` items has no Cohen κ either. Fleiss κ needs a fixed number
+    of raters per unit: it is computed on the units with the modal rater count (``fleiss_raters_per_item``,
+    ``fleiss_n_items`` say which).
     """
+    golden = items["is_golden"].to_numpy(bool) if "is_golden" in items.columns else np.zeros(len(items), bool)
+    n_golden = _overlap_items(items[golden])
+    items = items[~golden]
     table = item_counts(items)
     m = table.sum(axis=1)
     multi = table[m >= 2]
+    n_items = _overlap_items(items)
+    enough = n_items >= min_items
     if len(multi):
         values, freq = np.unique(multi.sum(axis=1).astype(int), return_counts=True)
         modal = int(values[np.argmax(freq)])  # ties -> the smaller count
         fixed = multi[multi.sum(axis=1) == modal]
-        fleiss = fleiss_kappa(fixed)
+        fleiss = fleiss_kappa(fixed) if enough else np.nan
     else:
         modal, fixed, fleiss = None, multi, np.nan
+    alpha = krippendorff_alpha_counts(table) if enough else np.nan
     pairs = pairwise_cohen(items, min_pair_items)
+    pairs["kappa"] = pairs["kappa"].where(pairs["n_items"] >= min_items, np.nan)
+    majority = majority_agreement(items)
+    if not enough:
+        majority["agreement"] = np.nan
+    if not enough:
+        reason = (f"not enough overlap: {n_items} item{'s' if n_items != 1 else ''} judged by two or more "
+                  f"annotators, at least {min_items} needed")
+    elif not np.isfinite(alpha):
+        reason = "not computable: every judgement of the overlapping items is in one category"
+    else:
+        reason = None
+    indexed = _with_item_index(items) if len(items) else None
     return {
-        "n_items": int(len(multi)),
-        "n_items_total": int(len(table)),
+        "n_items": n_items,
+        "n_units": int(len(multi)),
+        "n_items_total": int(indexed["base"].nunique()) if indexed is not None else 0,
         "n_ratings": int(m.sum()),
-        "krippendorff_alpha": krippendorff_alpha_counts(table),
+        "n_golden_items": n_golden,
+        "min_overlap_items": int(min_items),
+        "reason": reason,
+        "krippendorff_alpha": alpha,
         "fleiss_kappa": fleiss,
         "fleiss_raters_per_item": modal,
         "fleiss_n_items": int(len(fixed)),
         "cohen_kappa": pairs.to_dict("records"),
-        "majority_agreement": majority_agreement(items).to_dict("records"),
+        "majority_agreement": majority.to_dict("records"),
         "categories": list(CATEGORIES),
     }
 
 
-def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1) -> dict[str, Any]:
+def _overlap_items(items: pd.DataFrame) -> int:
+    """Items (query + pair) with a unit judged by two or more annotators."""
+    if len(items) == 0:
+        return 0
+    indexed = _with_item_index(items)
+    raters = indexed.groupby("item")["annotator_id"].nunique()
+    return int(indexed.loc[indexed["item"].isin(raters.index[raters >= 2]), "base"].nunique())
+
+
+def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1,
+                         min_items: int = MIN_OVERLAP_ITEMS) -> dict[str, Any]:
     """``agreement_summary(items_from_votes(votes))``, fast on large vote sets.
 
-    Agreement is measured on items rated by two or more annotators, usually a small share of the votes.
+    Agreement is measured on units rated by two or more annotators, usually a small share of the votes.
     Those votes are found first with integer codes (no strings per row); the item table is built from
-    them only, and the two totals over every item (``n_items_total``, ``n_ratings``) come from the codes.
+    them only, and the totals over every item (``n_items_total``, ``n_ratings``) come from the codes.
     """
     needed = {"query_id", "annotator_id", "model_a", "model_b", "winner"}
     if not needed <= set(votes.columns) or len(votes) == 0:
-        return agreement_summary(items_from_votes(votes), min_pair_items)
+        return agreement_summary(items_from_votes(votes), min_pair_items, min_items)
     query, _ = _label_codes(votes["query_id"])
     annotator, annotator_names = _label_codes(votes["annotator_id"])
+    # Missing dimensions are one more code, as "" is one more label in items_from_votes.
+    dimension = (_label_codes(votes["dimension"])[0] + 1 if "dimension" in votes.columns
+                 else np.zeros(len(votes), np.int64))
     a, a_names = _label_codes(votes["model_a"])
     b, b_names = _label_codes(votes["model_b"])
     names = sorted(set(map(str, a_names)) | set(map(str, b_names)))
@@ -287,19 +366,22 @@ def agreement_from_votes(votes: pd.DataFrame, min_pair_items: int = 1) -> dict[s
     b_rank = np.array([rank[str(n)] for n in b_names], np.int64)[np.maximum(b, 0)]
     ok = (query >= 0) & (annotator >= 0) & (a >= 0) & (b >= 0) & votes["winner"].notna().to_numpy()
     k = len(names)
-    item_key = (query.astype(np.int64) * k + np.minimum(a_rank, b_rank)) * k + np.maximum(a_rank, b_rank)
-    item = pd.factorize(item_key[ok])[0]  # hash-based: a million keys in a few hundredths of a second
+    golden = golden_mask(votes)
+    base_key = (query.astype(np.int64) * k + np.minimum(a_rank, b_rank)) * k + np.maximum(a_rank, b_rank)
+    base = pd.factorize(base_key[ok] * 2 + golden[ok])[0]  # hash-based: a million keys in a few hundredths of a second
+    item = pd.factorize(base.astype(np.int64) * (int(dimension.max()) + 1) + dimension[ok])[0]
     span = int(annotator.max()) + 1
-    rated = pd.unique(item * span + annotator[ok])  # distinct (item, annotator)
+    rated = pd.unique(item * span + annotator[ok])  # distinct (unit, annotator)
     raters = np.bincount(rated // span, minlength=int(item.max()) + 1 if len(item) else 0)
     keep = np.zeros(len(votes), bool)
     keep[np.flatnonzero(ok)[raters[item] >= 2]] = True
-    summary = agreement_summary(items_from_votes(votes[keep]), min_pair_items)
-    summary["n_items_total"] = int(len(raters))
-    summary["n_ratings"] = int(len(rated))
+    summary = agreement_summary(items_from_votes(votes[keep]), min_pair_items, min_items)
+    plain = ~golden[ok]  # the totals count what agreement could use: golden items apart
+    summary["n_items_total"] = int(np.count_nonzero(np.bincount(base[plain], minlength=1)))
+    summary["n_ratings"] = int(len(pd.unique((item * span + annotator[ok])[plain])))
     # Annotators without a multiply-rated item are still listed, with no agreement, as the full path does.
     listed = {row["annotator_id"] for row in summary["majority_agreement"]}
-    everyone = {str(annotator_names[c]) for c in np.unique(annotator[ok])}
+    everyone = {str(annotator_names[c]) for c in np.flatnonzero(np.bincount(annotator[ok][plain], minlength=1))}
     missing = [{"annotator_id": a, "n_items": 0, "agreement": np.nan} for a in everyone - listed]
     if missing:
         rows = summary["majority_agreement"] + missing

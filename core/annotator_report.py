@@ -113,6 +113,36 @@ def _percent(value: float) -> str:
     return "–" if value is None or not np.isfinite(value) else f"{value:.0%}"
 
 
+def agreement_markdown(ag: dict[str, Any], max_pairs: int = 20) -> list[str]:
+    """The "Agreement" section: coefficients on real overlap only, or why there are none."""
+    minimum = ag.get("min_overlap_items", 1)
+    lines = ["## Agreement", "",
+             f"{ag['n_items']} items rated by two or more annotators (item = prompt + model pair, orientation "
+             "canonicalised; categories left / right / tie, both-bad counts as tie). Golden items are not part "
+             f"of it ({ag.get('n_golden_items', 0)} rated by several annotators): golden accuracy above measures "
+             "them.", ""]
+    reason = ag.get("reason")
+    if reason:
+        lines += [f"**{markdown_text(reason[0].upper() + reason[1:])}.**" + (
+            f" Fewer than {minimum} overlapping items give no meaningful coefficient (even with 10, a κ's 95% "
+            "interval is about ±0.45), so none is shown." if ag["n_items"] < minimum else ""), ""]
+    lines += [f"- Krippendorff α (nominal): {number(ag['krippendorff_alpha'], 3)}",
+              f"- Fleiss κ: {number(ag['fleiss_kappa'], 3)}" + (
+                  f" (the {ag['fleiss_n_items']} items with {ag['fleiss_raters_per_item']} raters each)"
+                  if ag.get("fleiss_raters_per_item") and not ag.get("reason") else ""), ""]
+    pairs = sorted(ag["cohen_kappa"], key=lambda p: -p["n_items"])
+    if pairs:
+        shown = pairs[:max_pairs]
+        lines += [markdown_table(["Annotator 1", "Annotator 2", "Shared items", "Cohen κ"],
+                                 [[markdown_text(p["annotator_1"]), markdown_text(p["annotator_2"]), p["n_items"],
+                                   number(p["kappa"], 3) if p["n_items"] >= minimum
+                                   else f"– (fewer than {minimum} shared)"] for p in shown], "llrr")]
+        if len(pairs) > max_pairs:
+            lines.append(f"\n({len(pairs) - max_pairs} more pairs with fewer shared items in the JSON output.)")
+        lines.append("")
+    return lines
+
+
 def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     """Readable report: the quality table, the agreement coefficients, the exclusion effect."""
     q = report.quality
@@ -129,23 +159,7 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
             for r in _annotator_rows(q)]
     lines += [markdown_table(["Annotator", "Votes", "Golden", "Accuracy", ci, "Fast", "Status", "Reasons"], rows,
                              "lrrrrrll"), ""]
-    ag = report.agreement
-    lines += ["## Agreement", "",
-              f"{ag['n_items']} items rated by two or more annotators (item = prompt + model pair, orientation "
-              "canonicalised; categories left / right / tie, both-bad counts as tie).", "",
-              f"- Krippendorff α (nominal): {number(ag['krippendorff_alpha'], 3)}",
-              f"- Fleiss κ: {number(ag['fleiss_kappa'], 3)}" + (
-                  f" (the {ag['fleiss_n_items']} items with {ag['fleiss_raters_per_item']} raters each)"
-                  if ag.get("fleiss_raters_per_item") else ""), ""]
-    pairs = sorted(ag["cohen_kappa"], key=lambda p: -p["n_items"])
-    if pairs:
-        shown = pairs[:max_pairs]
-        lines += [markdown_table(["Annotator 1", "Annotator 2", "Shared items", "Cohen κ"],
-                                 [[markdown_text(p["annotator_1"]), markdown_text(p["annotator_2"]), p["n_items"],
-                                   number(p["kappa"], 3)] for p in shown], "llrr")]
-        if len(pairs) > max_pairs:
-            lines.append(f"\n({len(pairs) - max_pairs} more pairs with fewer shared items in the JSON output.)")
-        lines.append("")
+    lines += agreement_markdown(report.agreement, max_pairs)
     eff = report.exclusion_effect
     lines += ["## Excluding the unqualified", ""]
     if not eff.get("available", False):

@@ -14,8 +14,8 @@ from core.ranking import RankingError, RankSettings, rank_votes
 from pages._shared import load_dataset
 
 
-ANNOTATOR_COLUMNS = ("query_id", "model_a", "model_b", "winner", "annotator_id", "response_time_s", "is_golden",
-                     "golden_answer", "weight")
+ANNOTATOR_COLUMNS = ("query_id", "dimension", "model_a", "model_b", "winner", "annotator_id", "response_time_s",
+                     "is_golden", "golden_answer", "weight")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -14,6 +14,7 @@ import streamlit as st
 
 from core.campaign import (CHOICES, CampaignError, ServedItem, TokenError, campaign_for_token, connect, record_vote,
                            serve_next, throttle)
+from core.campaign.headings import demote_headings
 from core.campaign.store import token_hash
 from core.store import default_db_path
 
@@ -100,15 +101,16 @@ def show_progress(done: int, target: int) -> None:
 
 
 def show_item(item: ServedItem) -> None:
+    """The question and the two answers; their own headings are drawn smaller than the "Answer A/B" labels."""
     st.markdown("**Question**")
     with st.container(border=True):
-        st.markdown(item.prompt)
+        st.markdown(demote_headings(item.prompt))
     left, right = st.columns(2)
     for column, title, text in ((left, "Answer A", item.answer_a), (right, "Answer B", item.answer_b)):
         with column:
             st.subheader(title)
             with st.container(border=True):
-                st.markdown(text)  # never unsafe_allow_html: answer text must not inject HTML
+                st.markdown(demote_headings(text))  # never unsafe_allow_html: answer text must not inject HTML
 
 
 def vote_form(token: str, item: ServedItem) -> None:

@@ -63,10 +63,16 @@ times.plotly_chart(response_time_histogram(result["times"], FAST_SECONDS), key="
 
 st.subheader("Agreement")
 ag = result["agreement"]
+st.caption(f"On real overlap only: items (same query and model pair, either side) judged by two or more "
+           f"annotators. Golden items are set apart ({ag['n_golden_items']:,} judged by several annotators); "
+           "golden accuracy above measures them.")
 if ag["n_items"] == 0:
     st.info("No item (same query and pair of models) was rated by two or more annotators: agreement cannot be "
             "measured.")
 else:
+    if ag["reason"]:
+        st.warning(f"{ag['reason'][0].upper()}{ag['reason'][1:]}: no coefficient is shown. Below "
+                   f"{ag['min_overlap_items']} overlapping items a κ's 95% interval is wider than ±0.45.")
     a, b, c = st.columns(3)
     a.metric("Items rated by several annotators", f"{ag['n_items']:,}")
     b.metric("Krippendorff's α", coefficient(ag["krippendorff_alpha"]),
@@ -76,7 +82,8 @@ else:
                   f"({ag.get('fleiss_raters_per_item')}).")
     pairs = pd.DataFrame(ag["cohen_kappa"])
     if len(pairs):
-        with st.expander(f"Cohen's κ for {len(pairs):,} annotator pairs"):
+        with st.expander(f"Cohen's κ for {len(pairs):,} annotator pairs (none below "
+                         f"{ag['min_overlap_items']} shared items)"):
             st.dataframe(pairs.rename(columns={"annotator_1": "Annotator 1", "annotator_2": "Annotator 2",
                                                "n_items": "Shared items", "kappa": "κ"}),
                          hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},

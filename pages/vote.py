@@ -5,6 +5,7 @@ import sqlite3
 import streamlit as st
 
 from core.campaign import TokenError
+from pages._screen_clock import screen_clock
 from pages._shared import through_router
 from pages._vote_parts import (FLASH_KEY, NOT_VALID, admitted, current_item, forget_token, show_item, show_progress,
                                token_gate, vote_form)
@@ -39,4 +40,5 @@ if item is None:
 
 show_progress(item.done, item.target)
 show_item(item)
+screen_clock(token, item.assignment_id)  # the vote's response time counts the time on screen only
 vote_form(token, item)

@@ -104,7 +104,8 @@ def test_crowdkit_toy_golden_accuracy():
     assert q["n_golden"].to_dict() == {"w1": 2, "w2": 2, "w3": 1, "w4": 2, "w5": 2}
     assert set(q["status"]) == {"not_evaluable"}
     report = annotator_report.build(votes)
-    assert report.agreement["n_items"] == 5
+    # Agreement counts real overlap only: the 2 golden tasks are set apart, 3 tasks rated by all 5 remain.
+    assert report.agreement["n_items"] == 3 and report.agreement["n_golden_items"] == 2
     assert len(report.agreement["cohen_kappa"]) == 10
 
 

@@ -12,14 +12,15 @@ from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG, read_answers, rea
 from core.campaign.publish import campaign_of_dataset, publish
 from core.campaign.scheduler import ServedItem, serve_next
 from core.campaign.golden import MIN_GOLDEN, GoldenSupply, golden_supply
+from core.campaign.screen_time import IDLE_AFTER_S, record_screen_event
 from core.campaign.store import (Campaign, CampaignError, IssuedToken, OverlapCount, TokenError, campaign_for_token,
                                  connect, create_campaign, get_campaign, issue_tokens, list_campaigns, overlap_count,
                                  progress, revoke_token)
 from core.campaign import throttle
 from core.campaign.votes import CHOICES, record_vote, vote_records
 
-__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "MIN_GOLDEN", "Campaign", "CampaignError", "GoldenSupply",
-           "IssuedToken", "OverlapCount", "ServedItem", "TokenError", "campaign_for_token", "campaign_of_dataset",
-           "connect", "create_campaign", "get_campaign", "golden_supply", "issue_tokens", "list_campaigns",
-           "overlap_count", "progress", "publish", "read_answers", "read_golden", "record_vote", "revoke_token",
-           "serve_next", "throttle", "vote_records"]
+__all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "MIN_GOLDEN", "Campaign", "CampaignError",
+           "GoldenSupply", "IssuedToken", "OverlapCount", "ServedItem", "TokenError", "campaign_for_token",
+           "campaign_of_dataset", "connect", "create_campaign", "get_campaign", "golden_supply", "issue_tokens",
+           "list_campaigns", "overlap_count", "progress", "publish", "read_answers", "read_golden",
+           "record_screen_event", "record_vote", "revoke_token", "serve_next", "throttle", "vote_records"]

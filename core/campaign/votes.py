@@ -2,8 +2,9 @@
 
 A vote holds one outcome per dimension of the campaign. ``UNIQUE(assignment_id, dimension)`` makes a
 double submit (double click, browser back, a retry after a lost response) store the vote once: the
-second submit changes nothing and reports that. The response time is measured on the server clock,
-from when the item was (last) served to when the vote arrives.
+second submit changes nothing and reports that. Times are measured on the server clock up to when the
+vote arrives: ``response_time_s`` is the time the item was on the annotator's screen (the rule is in
+:mod:`core.campaign.screen_time`), ``served_time_s`` the time since it was (last) served.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from core.campaign.screen_time import on_screen_seconds
 from core.campaign.store import Campaign, CampaignError, TokenError, campaign_for_token, write_transaction
 from core.schema import LEFT_SCORE, OUTCOMES
 
@@ -42,10 +44,11 @@ def record_vote(conn: sqlite3.Connection, token: str, assignment_id: int, outcom
         _, shown_at, voted, golden_id, pair_id, left = row
         if voted:
             return False
-        response = max(0.0, now - shown_at)
-        conn.executemany("INSERT INTO campaign_votes (assignment_id, dimension, winner, voted_at, response_time_s) "
-                         "VALUES (?, ?, ?, ?, ?)",
-                         [(int(assignment_id), d, outcomes[d], now, response) for d in campaign.dimensions])
+        served = max(0.0, now - shown_at)
+        on_screen = min(served, max(0.0, on_screen_seconds(conn, int(assignment_id), shown_at, now)))
+        conn.executemany("INSERT INTO campaign_votes (assignment_id, dimension, winner, voted_at, response_time_s, "
+                         "served_time_s) VALUES (?, ?, ?, ?, ?, ?)",
+                         [(int(assignment_id), d, outcomes[d], now, on_screen, served) for d in campaign.dimensions])
         conn.execute("UPDATE campaign_assignments SET voted = 1 WHERE id = ?", [int(assignment_id)])
         conn.execute("UPDATE campaign_tokens SET done = done + 1, golden_done = golden_done + ? WHERE token_hash = ?",
                      [int(golden_id is not None), digest])

@@ -23,7 +23,7 @@ from core.schema import OUTCOMES
 from core.store.connection import write_transaction
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class SchemaTooNew(RuntimeError):
@@ -103,9 +103,14 @@ CREATE INDEX IF NOT EXISTS campaign_assignments_open ON campaign_assignments (to
 CREATE INDEX IF NOT EXISTS campaign_assignments_by_campaign ON campaign_assignments (campaign_id, voted);
 CREATE INDEX IF NOT EXISTS campaign_assignments_by_item ON campaign_assignments (pair_id, query_id)
     WHERE pair_id IS NOT NULL;
+-- response_time_s: seconds the item was on screen (core.campaign.screen_time); served_time_s: since it was served.
 CREATE TABLE IF NOT EXISTS campaign_votes (
     id INTEGER PRIMARY KEY, assignment_id INTEGER NOT NULL, dimension TEXT NOT NULL, winner TEXT NOT NULL,
-    voted_at REAL NOT NULL, response_time_s REAL NOT NULL, UNIQUE (assignment_id, dimension));
+    voted_at REAL NOT NULL, response_time_s REAL NOT NULL, served_time_s REAL,
+    UNIQUE (assignment_id, dimension));
+-- Per displayed item (its shown_at): seconds on screen so far, and since when it is on screen (NULL: off).
+CREATE TABLE IF NOT EXISTS campaign_screen_time (
+    assignment_id INTEGER PRIMARY KEY, shown_at REAL NOT NULL, seconds REAL NOT NULL, on_since REAL);
 -- Failed token entries on the Vote page, per client, so that guessing tokens gets slower and slower.
 CREATE TABLE IF NOT EXISTS campaign_token_failures (
     client TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_failure REAL NOT NULL);
@@ -233,8 +238,17 @@ def _to_2(conn: sqlite3.Connection) -> None:
                      "WHERE a.pair_id IS NOT NULL GROUP BY a.token_hash, b.token_hash")
 
 
+def _to_3(conn: sqlite3.Connection) -> None:
+    """Version 3: a vote keeps the time since its item was served next to its time on screen. Votes stored
+    before were timed from when the item was served, so that is what they get."""
+    present = {r[1] for r in conn.execute("PRAGMA table_info(campaign_votes)")}
+    if present and "served_time_s" not in present:
+        conn.execute("ALTER TABLE campaign_votes ADD COLUMN served_time_s REAL")
+        conn.execute("UPDATE campaign_votes SET served_time_s = response_time_s")
+
+
 # MIGRATIONS[v] takes a file from version v - 1 to v. Each must be safe on a partly migrated file.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3}
 _EXPECTED = expected_objects()
 
 
