@@ -102,13 +102,25 @@ def to_markdown(result: Ranking | dict[tuple, Ranking], by: list[str] | None = N
         return _markdown_one(result)
     parts = []
     first = next(iter(result.values()), None)
-    lines = request_lines(first.details) if first is not None else []
+    lines = request_lines(_request_of_groups(result)) if first is not None else []
     if lines:  # the request's dimension and policy once, above the groups
         parts.append(" ".join(markdown_text(line) for line in lines))
     for key, ranking in result.items():
         label = ", ".join(f"{b} = {markdown_text(k)}" for b, k in zip(by or [], key))
         parts.append(f"### {label}\n\n{_markdown_one(ranking, request=False)}")
     return "\n\n".join(parts)
+
+
+def _request_of_groups(result: dict[tuple, Ranking]) -> dict[str, Any]:
+    """The request's details for a set of group rankings: per-dimension groups list every dimension."""
+    details = dict(next(iter(result.values())).details)
+    choices = [r.details["dimension"] for r in result.values() if "dimension" in r.details]
+    if choices and any(c["chosen"] == "by" for c in choices):
+        analysed = {d for c in choices for d in c["analysed"]}
+        available = choices[0]["available"]
+        details["dimension"] = {"analysed": [d for d in available if d in analysed], "available": available,
+                                "chosen": "by"}
+    return details
 
 
 def _markdown_one(ranking: Ranking, request: bool = True) -> str:
