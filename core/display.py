@@ -45,6 +45,7 @@ def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
                     out = out.assign(**{column: series.cat.rename_categories(renamed)})
                 else:
                     out = out.assign(**{column: series.astype(object).map(plain_name)})
-        elif series.dtype == object and series.astype(str).str.startswith(GOLDEN_PREFIX).any():
+        elif (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)) and \
+                series.astype(str).str.startswith(GOLDEN_PREFIX).any():
             out = out.assign(**{column: series.map(lambda v: v if v is None or v != v else plain_name(v))})
     return out
