@@ -64,13 +64,34 @@ def item_codes(votes: pd.DataFrame) -> np.ndarray:
     n = len(votes)
     if "dimension" not in votes or len(dimension_order(votes)) < 2:
         return np.arange(n)
-    keys = [c for c in ITEM_COLUMNS if c in votes]
-    frame = votes[keys].copy() if keys else pd.DataFrame(index=votes.index)
-    frame["_key"] = (frame.groupby(keys, sort=False, observed=True, dropna=False).ngroup().to_numpy()
-                     if keys else 0)
-    frame["_dimension"] = votes["dimension"].astype(object).to_numpy()
-    occurrence = frame.groupby(["_key", "_dimension"], sort=False, dropna=False).cumcount().to_numpy()
-    return pd.factorize(pd.MultiIndex.from_arrays([frame["_key"].to_numpy(), occurrence]))[0]
+    key, size = np.zeros(n, dtype=np.int64), 1
+    for column in (c for c in ITEM_COLUMNS if c in votes):  # one integer key (mixed radix), column by column
+        codes = _label_codes(votes[column])
+        base = int(codes.max()) + 1 if n else 1
+        if size * base >= 2**62:  # renumber before the key could overflow
+            key = pd.factorize(key)[0].astype(np.int64)
+            size = int(key.max()) + 1
+        key, size = key * base + codes, size * base
+    dimension = _label_codes(votes["dimension"])
+    within = key * (int(dimension.max()) + 1) + dimension  # (item columns, dimension)
+    order = np.argsort(within, kind="stable")  # rows in their order within each group
+    ranked = within[order]
+    start = np.r_[True, ranked[1:] != ranked[:-1]]
+    first = np.flatnonzero(start)
+    occurrence = np.empty(n, dtype=np.int64)
+    occurrence[order] = np.arange(n) - first[np.cumsum(start) - 1]
+    return pd.factorize(key * (int(occurrence.max()) + 1) + occurrence)[0]
+
+
+def _label_codes(column: pd.Series) -> np.ndarray:
+    """Non-negative integer codes of a column (missing values share one code); categoricals cost nothing."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy().astype(np.int64) + 1
+    if column.dtype.kind == "M":  # times: their integer values, ranked (cheaper than hashing datetimes)
+        values = column.to_numpy().view(np.int64) if not hasattr(column, "dt") or column.dt.tz is None else \
+            column.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy().view(np.int64)
+        return np.unique(values, return_inverse=True)[1].astype(np.int64).ravel() + 1
+    return pd.factorize(column, use_na_sentinel=True)[0].astype(np.int64) + 1
 
 
 def count_items(votes: pd.DataFrame) -> int:
