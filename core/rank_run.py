@@ -13,7 +13,8 @@ from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
 from core.pairwise import Cells, cells_from_counts
 from core.ranking import (Ranking, RankingError, RankSettings, analysed_votes, anchor_index, normal_intervals,
                           rank_cells, rank_votes, without_absent_models)
-from core.request import DimensionChoice, PreparedVotes, count_items, dimension_order, prepare_votes
+from core.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
+                          dimension_rows, prepare_votes)
 from core.schema import COUNT_STRATA
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
@@ -47,9 +48,14 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         if settings.scheme not in ("bt", "winrate"):
             raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
                                "and winrate")
+        # a counts table with a dimension stratum: one dimension at a time too (core.request)
+        choice = choose_dimension(frame, dimension, by)
+        frame = dimension_rows(frame, choice)
+        shown = {"dimension": choice.as_dict()} if len(choice.available) > 1 else {}
         if by:
-            return {key: rank_cells(cells_from_counts(group), settings) for key, group in _groups(frame, by)}
-        return rank_cells(cells_from_counts(frame), settings)
+            return {key: _with_details(rank_cells(cells_from_counts(group), settings), shown)
+                    for key, group in _groups(frame, by)}
+        return _with_details(rank_cells(cells_from_counts(frame), settings), shown)
     if kind == "winrate_matrix":
         if by or settings.scheme != "bt":
             raise RankingError("a win-rate matrix is ranked with scheme bt and without --by")
@@ -86,6 +92,10 @@ def _groups(frame: pd.DataFrame, by: list[str]):
         key = key if isinstance(key, tuple) else (key,)
         # models absent from this group must not appear as unrated rows (a categorical recode, no strings)
         yield tuple(str(k) for k in key), without_absent_models(group)[0] if "model_a" in group else group
+
+
+def _with_details(ranking: Ranking, extra: dict) -> Ranking:
+    return replace(ranking, details={**ranking.details, **extra}) if extra else ranking
 
 
 def with_request(ranking: Ranking, prepared: PreparedVotes, votes: pd.DataFrame | None = None) -> Ranking:

@@ -261,7 +261,7 @@ def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters
     else:
         quality = annotator_quality(base.iloc[:0], alpha)
         unqualified, assessed = (), False
-    selected = _dimension_rows(base, choice)
+    selected = dimension_rows(base, choice)
     votes, _ = apply_policy(selected, policy, unqualified=unqualified)
     everything = votes if selected is base else apply_policy(base, policy, unqualified=unqualified)[0]
     if unqualified:
@@ -272,7 +272,8 @@ def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters
     return PreparedVotes(votes, selected, everything, quality, choice, outcome)
 
 
-def _dimension_rows(votes: pd.DataFrame, choice: DimensionChoice) -> pd.DataFrame:
+def dimension_rows(votes: pd.DataFrame, choice: DimensionChoice) -> pd.DataFrame:
+    """The rows of the dimension(s) ``choice`` analyses (the frame itself when that is every row)."""
     if "dimension" not in votes or set(choice.analysed) >= set(choice.available):
         return votes
     return apply_filters(votes, Filters(dimensions=choice.analysed))

@@ -247,3 +247,13 @@ def test_report_reads_one_prepared_value(tmp_path):
     text = (tmp_path / "out" / "BT_ANALYSIS_REPORT.md").read_text()
     assert "Annotator policy exclude: 60 judgements (60 items) of 2 unqualified annotators left out" in text
     assert result.kind == "votes"
+
+
+def test_a_counts_table_with_dimensions_is_ranked_one_dimension_at_a_time():
+    rows = [("x", "y", "model_a", 30, d) for d in ("overall", "style")] + \
+        [("y", "x", "model_a", 10, d) for d in ("overall", "style")]
+    counts = pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "count", "dimension"])
+    ranking = rank_input("counts", counts, NO_CI)
+    assert ranking.n_votes == 40 and ranking.details["dimension"]["analysed"] == ["overall"]
+    assert "Dimension: overall (1 of 2; choose with --dimension)." in to_markdown(ranking)
+    assert sum(r.n_votes for r in rank_input("counts", counts, NO_CI, by=["dimension"]).values()) == 80
