@@ -77,7 +77,7 @@ def policy_selector() -> None:
     """The annotator policy of every analysis (one value for all pages and datasets)."""
     if st.session_state.get(POLICY_KEY) not in POLICY_LABELS:
         st.session_state[POLICY_KEY] = "exclude"
-    st.selectbox("Annotators", list(POLICY_LABELS), key=POLICY_KEY, format_func=POLICY_LABELS.get,
+    st.selectbox("Annotator policy", list(POLICY_LABELS), key=POLICY_KEY, format_func=POLICY_LABELS.get,
                  help="What every analysis does with the votes of unqualified annotators (golden accuracy below "
                       "0.60, or over 30% of answers under 3 s).")
 
