@@ -65,7 +65,7 @@ details = ranking.details
 note = note_unidentifiable(ranking)
 if note:
     st.warning(note)
-summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models · " + " · ".join(map(plain, result["request"]))
+summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models from " + " · ".join(map(plain, result["request"]))
 if details.get("models_without_votes"):
     summary += f" · no votes for {', '.join(map(plain, details['models_without_votes']))}"
 st.caption(summary)
