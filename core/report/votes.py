@@ -40,8 +40,6 @@ MARKDOWN = "BT_ANALYSIS_REPORT.md"
 CSV = "BT_ANALYSIS_REPORT.csv"
 CSV_FIELDS = ("scope", "game_id", "dimension", "model", "rank", "rating", "ci_low", "ci_high", "rank_low",
               "rank_high", "n_votes", "interval_note")
-POLICY_WORDS = {"exclude": "unqualified annotators excluded", "downweight": "unqualified annotators down-weighted",
-                "keep": "every annotator's votes kept"}
 SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "game_dimension": "Per game × dimension"}
 
 
@@ -180,7 +178,7 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
              f"{source.get('rows', '?')} rows). Scheme bt, ties half, {params['bootstrap']:,} bootstrap replicates, "
-             f"seed {params['seed']}, α = {params['alpha']}, {POLICY_WORDS[params['annotators']]}. "
+             f"seed {params['seed']}, α = {params['alpha']}. "
              + markdown_text(". ".join(prepared.lines())) + "."), "",
              "## Global ranking", "", ranking_markdown(global_rank), ""]
     for scope, title in SCOPE_TITLES.items():
