@@ -15,7 +15,7 @@ from core.rank_report import ELO_SCHEMES
 from core.rank_run import rank_groups, require_votes_after_policy, with_request
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
 from core.request import prepare_votes
-from pages._filters import DIMENSION_HOW, POLICY_LABELS  # noqa: F401 - the labels are the page's too
+from pages._filters import DIMENSION_HOW
 from pages._shared import load_dataset
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
