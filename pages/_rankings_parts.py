@@ -35,16 +35,22 @@ RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "query_id", "
 SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def prepared_request(db_path: str, dataset_id: int, sha256: str, filters: Filters, policy: str):
+    """The request's prepared votes (core.request), shared by every scheme and group of the page: a
+    resource, not copied per use (the analyses never change a frame they are given)."""
+    votes = load_dataset(db_path, dataset_id, sha256)
+    return prepare_votes(votes[[c for c in RANKING_COLUMNS if c in votes.columns]], policy, filters)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
             seed: int, annotators: str) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
-    votes = load_dataset(db_path, dataset_id, sha256)
-    votes = votes[[c for c in RANKING_COLUMNS if c in votes.columns]]
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
     # One prepared value (core.request): the dimension, and the annotator policy decided once on one row per
-    # judged item; every fit below reuses it, as rank_input does.
-    prepared = prepare_votes(votes, annotators, filters)
+    # judged item; every fit below reuses it, as rank_input does, and so does every scheme and group.
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
     kept = prepared.votes
     require_votes_after_policy(prepared.before_policy, kept, prepared.policy.legacy())
     analysed, n_golden = analysed_votes(kept)
@@ -79,14 +85,9 @@ def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters,
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
     ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
     prepared request decides them again, on the same rows, as rank_input does)."""
-    votes = load_dataset(db_path, dataset_id, sha256)
-    # Only what the policy, the items and the fit read: every row filter copies each column of a million rows.
     fit_columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
-    read = (*fit_columns, "annotator_id", "query_id", "game_id", "timestamp", "response_time_s", "is_golden",
-            "golden_answer", "dimension", by)
-    slim = votes[[c for c in dict.fromkeys(read) if c in votes.columns]]
     scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
-    prepared = prepare_votes(slim, annotators, scope, by=(by,))
+    prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
     kept = prepared.all_dimensions if by == "dimension" else prepared.votes
     used = without_absent_models(analysed_votes(kept)[0])[0]
     try:
