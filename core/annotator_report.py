@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from core.agreement import agreement_from_votes
-from core.annotators import annotator_quality, apply_policy
 from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
 from core.formats import number as _number
 
@@ -28,18 +27,29 @@ PAIR_KEYS = ("annotator_1", "annotator_2", "n_items", "kappa")
 @dataclass(frozen=True)
 class AnnotatorReport:
     alpha: float
-    n_votes: int
+    n_votes: int  # judged items behind the quality table (one per item, whatever its dimensions)
     quality: pd.DataFrame  # annotator_quality(): one row per annotator
     agreement: dict[str, Any]  # agreement_summary()
     exclusion_effect: dict[str, Any] = field(default_factory=dict)
+    request: dict[str, Any] = field(default_factory=dict)  # core.request.PreparedVotes.as_dict()
+    request_lines: tuple[str, ...] = ()  # the same, as sentences
 
 
-def build(votes: pd.DataFrame, alpha: float = 0.05) -> AnnotatorReport:
+def build(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> AnnotatorReport:
     """Quality table, agreement block and exclusion effect for a canonical votes frame."""
-    quality = annotator_quality(votes, alpha)
-    agreement = agreement_from_votes(votes)
-    return AnnotatorReport(alpha=alpha, n_votes=int(len(votes)), quality=quality, agreement=agreement,
-                           exclusion_effect=exclusion_effect(votes, alpha))
+    from core.request import prepare_votes
+
+    return build_prepared(prepare_votes(votes, policy, alpha=alpha), alpha)
+
+
+def build_prepared(prepared, alpha: float = 0.05) -> AnnotatorReport:
+    """The report of a request's prepared votes (core.request): quality on one row per judged item,
+    agreement on the analysed dimension's judgements after the policy, and the effect of the policy."""
+    quality = prepared.quality
+    return AnnotatorReport(alpha=alpha, n_votes=int(quality["n_votes"].sum()) if len(quality) else 0,
+                           quality=quality, agreement=agreement_from_votes(prepared.votes),
+                           exclusion_effect=policy_effect(prepared, alpha), request=prepared.as_dict(),
+                           request_lines=tuple(prepared.lines()))
 
 
 def _rankable(votes: pd.DataFrame) -> pd.DataFrame:
@@ -51,18 +61,27 @@ def _rankable(votes: pd.DataFrame) -> pd.DataFrame:
     return votes_from_frame(votes, "votes")[0]
 
 
-def exclusion_effect(votes: pd.DataFrame, alpha: float = 0.05) -> dict[str, Any]:
-    """BT ranks (ci="none") with all votes and without the unqualified annotators' votes (policy exclude);
+def exclusion_effect(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> dict[str, Any]:
+    """BT ranks (ci="none") with all votes and after the annotator ``policy`` (see :func:`policy_effect`)."""
+    from core.request import prepare_votes
+
+    return policy_effect(prepare_votes(votes, policy, alpha=alpha), alpha)
+
+
+def policy_effect(prepared, alpha: float = 0.05) -> dict[str, Any]:
+    """BT ranks (ci="none") of the analysed judgements before and after the request's annotator policy;
     lists the models whose rank changes (rank None = the model has no vote left)."""
     from core.ranking import RankingError, RankSettings, rank_votes
 
-    kept, summary = apply_policy(votes, "exclude")
-    out: dict[str, Any] = {"policy": "exclude", "unqualified_annotators": summary["unqualified_annotators"],
-                           "votes_excluded": summary["unqualified_votes"]}
+    outcome = prepared.policy
+    out: dict[str, Any] = {"policy": outcome.policy, "unqualified_annotators": list(outcome.unqualified),
+                           "votes_excluded": outcome.left_out, "judgements_left_out": outcome.left_out,
+                           "judgements_down_weighted": outcome.as_dict()["judgements_down_weighted"]}
     settings = RankSettings(scheme="bt", ci="none", alpha=alpha)
+    changed = outcome.judgements and outcome.policy != "keep"
     try:
-        before = rank_votes(_rankable(votes), settings)
-        after = rank_votes(_rankable(kept), settings) if summary["unqualified_votes"] else before
+        before = rank_votes(_rankable(prepared.before_policy), settings)
+        after = rank_votes(_rankable(prepared.votes), settings) if changed else before
     except (RankingError, ValueError) as exc:
         return {**out, "available": False, "reason": str(exc)}
     b = {r.model: r for r in before.rows}
@@ -97,7 +116,7 @@ def report_dict(report: AnnotatorReport) -> dict[str, Any]:
     # null = not computable: accuracy without golden answers (status not_evaluable), κ/α without shared
     # items (n_items), the rating of a model the exclusion removed (rank_after null)
     return undefined_as_null({"annotators": _annotator_rows(report.quality), "agreement": agreement,
-                              "exclusion_effect": report.exclusion_effect})
+                              "exclusion_effect": report.exclusion_effect, **report.request})
 
 
 def to_json(report: AnnotatorReport) -> str:
@@ -147,8 +166,11 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     """Readable report: the quality table, the agreement coefficients, the exclusion effect."""
     q = report.quality
     counts = q["status"].value_counts() if len(q) else pd.Series(dtype=int)
-    lines = ["# Annotators", "",
-             f"{report.n_votes} votes, {len(q)} annotators: " + ", ".join(
+    lines = ["# Annotators", ""]
+    if report.request_lines:
+        lines += [markdown_text(". ".join(report.request_lines)) + ".", ""]
+    lines += [f"{report.n_votes} judged items (votes: one per item, however many dimensions it was judged on), "
+             f"{len(q)} annotators: " + ", ".join(
                  f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in ("qualified", "unqualified", "not_evaluable")
              ) + ". Rules (METHODS §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
              "more than 30% of votes faster than 3 s ⇒ unqualified.", ""]
@@ -164,11 +186,17 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     lines += ["## Excluding the unqualified", ""]
     if not eff.get("available", False):
         lines.append(f"Not available: {markdown_text(eff.get('reason', 'no ranking'))}")
-    elif not eff["votes_excluded"]:
+    elif not eff["unqualified_annotators"]:
         lines.append("No annotator is unqualified: the ranking is unchanged.")
+    elif eff["policy"] == "keep":
+        lines.append(f"Annotator policy keep: the votes of the {len(eff['unqualified_annotators'])} unqualified "
+                     "annotators stay in every analysis (choose --policy exclude or downweight to leave them out).")
     else:
-        lines.append(f"Excluding {len(eff['unqualified_annotators'])} annotators ({eff['votes_excluded']} votes) "
-                     f"changes the BT rank of {len(eff['rank_changes'])} of {eff['n_models']} models.")
+        what = (f"Excluding {len(eff['unqualified_annotators'])} annotators ({eff['judgements_left_out']} judgements)"
+                if eff["policy"] == "exclude" else
+                f"Counting the {eff['judgements_down_weighted']} judgements of {len(eff['unqualified_annotators'])} "
+                "annotators at half weight")
+        lines.append(f"{what} changes the BT rank of {len(eff['rank_changes'])} of {eff['n_models']} models.")
         if eff["rank_changes"]:
             lines += ["", markdown_table(["Model", "Rank before", "Rank after", "Elo before", "Elo after"],
                                          [[markdown_text(c["model"]), c["rank_before"],

@@ -18,9 +18,13 @@ from core.formats import number as _number
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
 
 
-def report_dict(report: BiasReport) -> dict[str, Any]:
-    """The contract; a statistic a test could not compute is null, its block's verdict (or counts) say why."""
+def report_dict(report: BiasReport, prepared=None) -> dict[str, Any]:
+    """The contract; a statistic a test could not compute is null, its block's verdict (or counts) say why.
+    ``prepared`` (core.request.PreparedVotes) adds the request: items and judgements, the dimension
+    analysed and the annotator policy."""
     out: dict[str, Any] = {"n_votes": report.n_votes, "n_golden": report.n_golden, "alpha": report.alpha}
+    if prepared is not None:
+        out.update(prepared.as_dict())
     for name in TESTS:
         out[name] = _block(getattr(report, name))
     if report.corrections is not None:
@@ -28,8 +32,8 @@ def report_dict(report: BiasReport) -> dict[str, Any]:
     return undefined_as_null(out)
 
 
-def to_json(report: BiasReport) -> str:
-    return dumps(report_dict(report))
+def to_json(report: BiasReport, prepared=None) -> str:
+    return dumps(report_dict(report, prepared))
 
 
 def _binomial(t: Binomial) -> dict[str, Any]:
@@ -97,10 +101,12 @@ _TITLES = {"position": "Position (left vs right)", "order": "Order within a sess
            "Model position", "time_exposure": "Time exposure", "length": "Length", "pairing": "Pairing uniformity"}
 
 
-def to_markdown(report: BiasReport) -> str:
+def to_markdown(report: BiasReport, prepared=None) -> str:
     lines = ["# Bias diagnostics", "",
              f"{report.n_votes} votes analysed ({report.n_golden} golden-question votes left out); "
              f"tests at α = {report.alpha}.", ""]
+    if prepared is not None:
+        lines[2] = markdown_text(". ".join(prepared.lines())) + f"; tests at α = {report.alpha}."
     for name, title in _TITLES.items():
         test = getattr(report, name)
         text = f"not available: {test.reason}" if isinstance(test, Unavailable) else test.verdict

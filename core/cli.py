@@ -75,8 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "balanced over side × period; ipw: BT with inverse-propensity weights; adjusted: BT "
                            "with left-position and length effects")
     rank.add_argument("--ties", choices=TIE_MODELS, default="half", help="ties as half wins, or Davidson's model")
-    rank.add_argument("--annotators", choices=POLICIES, default="exclude",
-                      help="votes of unqualified annotators (golden accuracy, fast answers): default exclude")
+    _request_options(rank)
     rank.add_argument("--ci", choices=CI_METHODS, default="bootstrap")
     rank.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
     rank.add_argument("--alpha", type=float, default=0.05)
@@ -109,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
         diagnostics.add_argument("--alpha", type=float, default=0.05)
         diagnostics.add_argument("--format", choices=("json", "markdown"), default="json")
         diagnostics.add_argument("--output", metavar="FILE")
+        _request_options(diagnostics)
         _input_options(diagnostics)
 
     report = sub.add_parser("report", help="the whole bundle: JSON, markdown, CSV and PNG figures",
@@ -120,8 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--seed", type=int, default=0)
     report.add_argument("--alpha", type=float, default=0.05)
     report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
-    report.add_argument("--annotators", choices=POLICIES, default="exclude",
-                        help="votes of unqualified annotators (golden accuracy, fast answers): default exclude")
+    _request_options(report)
     _input_options(report)
 
     listing = sub.add_parser("datasets", help="list stored datasets")
@@ -134,6 +133,19 @@ def build_parser() -> argparse.ArgumentParser:
     for module in WORKFLOW_COMMANDS:
         COMMANDS.update(importlib.import_module(module).add_commands(sub))
     return parser
+
+
+POLICY_HELP = ("what every analysis does with the judgements of unqualified annotators (golden accuracy, fast "
+               "answers): keep, exclude (the default) or downweight (count half); --annotators is the same option")
+DIMENSION_HELP = ("the dimension to analyse when the votes judge several (default: the first, in the order the "
+                  "data shows them); one at a time, so an item judged on two dimensions counts once")
+
+
+def _request_options(parser: argparse.ArgumentParser) -> None:
+    """The options that prepare a request's votes for every analysis (core.request): the same everywhere."""
+    parser.add_argument("--policy", "--annotators", dest="policy", choices=POLICIES, default="exclude",
+                        help=POLICY_HELP)
+    parser.add_argument("--dimension", metavar="NAME", help=DIMENSION_HELP)
 
 
 def _input_options(parser: argparse.ArgumentParser) -> None:
@@ -238,7 +250,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     settings = RankSettings(args.scheme, args.ties, args.ci, args.bootstrap, args.alpha, args.seed, anchor)
     by = parse_by(args.by)
     kind, frame = read_input(args)
-    result = rank_input(kind, frame, settings, by, args.annotators)
+    result = rank_input(kind, frame, settings, by, args.policy, dimension=args.dimension)
     render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
     write_output(render(result, by), args.output)
     return EXIT_OK
@@ -262,29 +274,32 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _votes_input(args: argparse.Namespace):
+    """The request's votes, prepared once (dimension, annotator policy: core.request)."""
     from core.io import InputError, Problem
+    from core.request import prepare_votes
 
     kind, frame = read_input(args)
     if kind != "votes":
         raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}; these diagnostics need "
                                                   "individual votes")])
-    return frame
+    return prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha)
 
 
 def cmd_bias(args: argparse.Namespace) -> int:
     from core import bias_report
     from core.bias import diagnose
 
-    report = diagnose(_votes_input(args), alpha=args.alpha)
-    write_output(bias_report.to_json(report) if args.format == "json" else bias_report.to_markdown(report),
-                 args.output)
+    prepared = _votes_input(args)
+    report = diagnose(prepared.votes, alpha=args.alpha)
+    write_output(bias_report.to_json(report, prepared) if args.format == "json" else
+                 bias_report.to_markdown(report, prepared), args.output)
     return EXIT_OK
 
 
 def cmd_annotators(args: argparse.Namespace) -> int:
     from core import annotator_report
 
-    report = annotator_report.build(_votes_input(args), alpha=args.alpha)
+    report = annotator_report.build_prepared(_votes_input(args), alpha=args.alpha)
     write_output(annotator_report.to_json(report) if args.format == "json" else
                  annotator_report.to_markdown(report), args.output)
     return EXIT_OK
@@ -293,7 +308,8 @@ def cmd_annotators(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from core import report
 
-    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.annotators)
+    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy,
+                                     args.dimension)
     kind, frame, source = report.read_report_input(args)
     result = report.build_report(kind, frame, args.out, settings, source, report.terminal_progress())
     print(f"wrote {len(result.files)} files to {result.out_dir}"

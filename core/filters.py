@@ -59,14 +59,20 @@ def apply(frame: pd.DataFrame, filters: Filters) -> pd.DataFrame:
 
 
 def choices(frame: pd.DataFrame) -> dict[str, object]:
-    """What can be filtered: sorted values per label column, and (first, last) UTC day of timestamps."""
+    """What can be filtered: sorted values per label column (dimensions in the order the rows first show
+    them), and (first, last) UTC day of timestamps."""
     out: dict[str, object] = {}
     for column in LABEL_COLUMNS:
         if column in frame.columns:
             series = frame[column]
-            values = (series.cat.categories[np.unique(series.cat.codes[series.cat.codes >= 0])]
-                      if isinstance(series.dtype, pd.CategoricalDtype) else pd.unique(series.dropna()))
-            names = sorted(map(str, values))
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                codes = series.cat.codes.to_numpy()
+                used = pd.unique(codes[codes >= 0])  # in the order the rows show them
+                values = series.cat.categories[used if column == "dimension" else np.sort(used)]
+            else:
+                values = pd.unique(series.dropna())
+            # dimensions keep the order of the data (a campaign's order: the first is analysed by default)
+            names = [str(v) for v in values] if column == "dimension" else sorted(map(str, values))
             if len(names) > 1:  # one value: nothing to choose
                 out[column] = names
     if "timestamp" in frame.columns and frame["timestamp"].notna().any():

@@ -50,9 +50,38 @@ def to_json(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None)
                   "groups": groups})
 
 
-def _title(ranking: Ranking) -> str:
+def request_lines(details: dict[str, Any], how: str = "choose with --dimension") -> list[str]:
+    """The dimension analysed and the annotator policy of a votes ranking, as sentences (none for counts
+    tables and matrices, which carry neither)."""
+    from core.request import DimensionChoice, PolicyOutcome
+
+    lines = []
+    if "dimension" in details:
+        d = details["dimension"]
+        text = DimensionChoice(tuple(d["analysed"]), tuple(d["available"]), d["chosen"]).describe(how)
+        if text:
+            lines.append(text[0].upper() + text[1:] + ".")
+    if "annotator_policy" in details:
+        p = details["annotator_policy"]
+        text = PolicyOutcome(p["policy"], tuple(p["unqualified_annotators"]), p["judgements_of_unqualified"],
+                             p.get("items_of_unqualified", 0), p["assessed"]).describe()
+        lines.append(text[0].upper() + text[1:] + ".")
+    return lines
+
+
+def _votes_phrase(ranking: Ranking) -> str:
+    """"20 judged items (20 judgements)" for votes, "20 votes" for counts tables and matrices."""
+    d = ranking.details
+    if "n_items" not in d:
+        return f"{ranking.n_votes:,} votes"
+    if d["n_items"] == d["n_judgements"]:
+        return f"{d['n_items']:,} judged items"
+    return f"{d['n_items']:,} judged items ({d['n_judgements']:,} judgements)"
+
+
+def _title(ranking: Ranking, request: bool = True) -> str:
     s = ranking.settings
-    text = f"**{s.scheme}** ranking of {ranking.n_models} models from {ranking.n_votes:,} votes"
+    text = f"**{s.scheme}** ranking of {ranking.n_models} models from {_votes_phrase(ranking)}"
     if s.ci != "none":
         interval = ranking.details.get("interval")
         text += f"; {round((1 - s.alpha) * 100)}% intervals: {interval or s.ci}"
@@ -64,20 +93,37 @@ def _title(ranking: Ranking) -> str:
         text += ("\n\n> ⚠ Not identifiable: the comparisons do not connect every model in both directions "
                  "(a model never wins, never loses, or the graph falls apart). Ratings come from a refit "
                  "with one virtual tie per model and are shrunk towards the middle.")
-    return text
+    lines = request_lines(ranking.details) if request else []
+    return text + ("\n\n" + " ".join(markdown_text(line) for line in lines) if lines else "")
 
 
 def to_markdown(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
     if isinstance(result, Ranking):
         return _markdown_one(result)
     parts = []
+    first = next(iter(result.values()), None)
+    lines = request_lines(_request_of_groups(result)) if first is not None else []
+    if lines:  # the request's dimension and policy once, above the groups
+        parts.append(" ".join(markdown_text(line) for line in lines))
     for key, ranking in result.items():
         label = ", ".join(f"{b} = {markdown_text(k)}" for b, k in zip(by or [], key))
-        parts.append(f"### {label}\n\n{_markdown_one(ranking)}")
+        parts.append(f"### {label}\n\n{_markdown_one(ranking, request=False)}")
     return "\n\n".join(parts)
 
 
-def _markdown_one(ranking: Ranking) -> str:
+def _request_of_groups(result: dict[tuple, Ranking]) -> dict[str, Any]:
+    """The request's details for a set of group rankings: per-dimension groups list every dimension."""
+    details = dict(next(iter(result.values())).details)
+    choices = [r.details["dimension"] for r in result.values() if "dimension" in r.details]
+    if choices and any(c["chosen"] == "by" for c in choices):
+        analysed = {d for c in choices for d in c["analysed"]}
+        available = choices[0]["available"]
+        details["dimension"] = {"analysed": [d for d in available if d in analysed], "available": available,
+                                "chosen": "by"}
+    return details
+
+
+def _markdown_one(ranking: Ranking, request: bool = True) -> str:
     elo = ranking.settings.scheme in ELO_SCHEMES
     digits = 1 if elo else 3
     ci_label = f"{round((1 - ranking.settings.alpha) * 100)}% CI"
@@ -94,7 +140,7 @@ def _markdown_one(ranking: Ranking) -> str:
                      number(r.win_rate, 3), f"{r.n_votes:,}"])
     table = markdown_table(["Rank", "Model", "Elo" if elo else "Win rate", ci_label, "Rank range",
                             "Win rate (raw)", "Votes"], rows, "rlrlrrr")
-    text = _title(ranking) + "\n\n" + table
+    text = _title(ranking, request) + "\n\n" + table
     if notes:
         text += "\n\nNo interval: " + "; ".join(f"{', '.join(markdown_text(m) for m in models)} ({reason})"
                                                 for reason, models in notes.items()) + "."
@@ -104,16 +150,34 @@ def _markdown_one(ranking: Ranking) -> str:
                               for c in ranking.covariates], "lrr")
         text += "\n\n" + cov
     if ranking.plain is not None:
-        text += "\n\nWithout the adjustment (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain)
+        text += "\n\nWithout the adjustment (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
     return text
 
 
 def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
+    """One row per model (and group); a votes ranking adds the request's columns on every row: the
+    dimension analysed (unless grouped by dimension), the annotator policy and the judgements and
+    annotators it left out."""
     items = [((), result)] if isinstance(result, Ranking) else list(result.items())
-    header = [*(by or []), *MODEL_FIELDS]
+    first = items[0][1] if items else None
+    votes = first is not None and "annotator_policy" in first.details
+    request = ([] if "dimension" in (by or []) else ["dimension"]) + list(POLICY_COLUMNS) if votes else []
+    header = [*(by or []), *MODEL_FIELDS, *request]
     rows = []
     for key, ranking in items:
+        extra = _request_cells(ranking, request) if votes else []
         for r in ranking.rows:
             d = model_fields(ranking, r)
-            rows.append([*key, *(d[f] for f in MODEL_FIELDS)])
+            rows.append([*key, *(d[f] for f in MODEL_FIELDS), *extra])
     return csv_table(header, rows)
+
+
+POLICY_COLUMNS = ("annotator_policy", "judgements_left_out", "annotators_left_out")
+
+
+def _request_cells(ranking: Ranking, columns: list[str]) -> list[Any]:
+    policy = ranking.details["annotator_policy"]
+    values = {"dimension": ",".join(ranking.details.get("dimension", {}).get("analysed", [])),
+              "annotator_policy": policy["policy"], "judgements_left_out": policy["judgements_left_out"],
+              "annotators_left_out": policy["annotators_left_out"]}
+    return [values[c] for c in columns]

@@ -9,10 +9,12 @@ import numpy as np
 import pandas as pd
 
 from core import bradley_terry as bt
-from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY, apply_policy
+from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
 from core.pairwise import Cells, cells_from_counts
 from core.ranking import (Ranking, RankingError, RankSettings, analysed_votes, anchor_index, normal_intervals,
                           rank_cells, rank_votes, without_absent_models)
+from core.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
+                          dimension_rows, prepare_votes)
 from core.schema import COUNT_STRATA
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
@@ -27,22 +29,33 @@ def parse_by(text: str | None) -> list[str]:
 
 
 def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[str] | None = None,
-               annotators: str = "exclude") -> Ranking | dict[tuple, Ranking]:
-    """Rank a validated input of any pairwise kind; with ``by``, one ranking per group."""
+               annotators: str = "exclude", dimension: str | None = None,
+               prepared: PreparedVotes | None = None) -> Ranking | dict[tuple, Ranking]:
+    """Rank a validated input of any pairwise kind; with ``by``, one ranking per group.
+
+    Votes go through :func:`core.request.prepare_votes` (one dimension unless ``by`` has it, the
+    annotator policy ``annotators``) unless ``prepared`` already holds them."""
     by = by or []
     if kind == "votes":
-        votes, summary = apply_policy(frame, annotators)
-        require_votes_after_policy(frame, votes, summary)
+        prepared = prepared or prepare_votes(frame, annotators, dimension=dimension, by=by)
+        votes = prepared.all_dimensions if "dimension" in by else prepared.votes
+        require_votes_after_policy(prepared.before_policy, prepared.votes, prepared.policy.legacy())
         if by:
-            return {key: _with(r, summary) for key, r in rank_groups(votes, by, settings).items()}
-        return _with(rank_votes(votes, settings), summary)
+            return {key: with_request(r, prepared, group)
+                    for key, (r, group) in rank_groups(votes, by, settings, with_votes=True).items()}
+        return with_request(rank_votes(votes, settings), prepared, votes)
     if kind == "counts":
         if settings.scheme not in ("bt", "winrate"):
             raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
                                "and winrate")
+        # a counts table with a dimension stratum: one dimension at a time too (core.request)
+        choice = choose_dimension(frame, dimension, by)
+        frame = dimension_rows(frame, choice)
+        shown = {"dimension": choice.as_dict()} if len(choice.available) > 1 else {}
         if by:
-            return {key: rank_cells(cells_from_counts(group), settings) for key, group in _groups(frame, by)}
-        return rank_cells(cells_from_counts(frame), settings)
+            return {key: _with_details(rank_cells(cells_from_counts(group), settings), shown)
+                    for key, group in _groups(frame, by)}
+        return _with_details(rank_cells(cells_from_counts(frame), settings), shown)
     if kind == "winrate_matrix":
         if by or settings.scheme != "bt":
             raise RankingError("a win-rate matrix is ranked with scheme bt and without --by")
@@ -64,9 +77,11 @@ def require_votes_after_policy(frame: pd.DataFrame, kept: pd.DataFrame, summary:
         "To rank them anyway, keep their votes (--annotators keep) or count them half (--annotators downweight).")
 
 
-def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings) -> dict[tuple, Ranking]:
-    """One ranking per group of votes the annotator policy has already been applied to."""
-    return {key: rank_votes(group, settings) for key, group in _groups(votes, by)}
+def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings, with_votes: bool = False) -> dict:
+    """One ranking per group of votes the annotator policy has already been applied to
+    (``with_votes``: each value is (ranking, the group's votes))."""
+    return {key: ((rank_votes(group, settings), group) if with_votes else rank_votes(group, settings))
+            for key, group in _groups(votes, by)}
 
 
 def _groups(frame: pd.DataFrame, by: list[str]):
@@ -79,8 +94,24 @@ def _groups(frame: pd.DataFrame, by: list[str]):
         yield tuple(str(k) for k in key), without_absent_models(group)[0] if "model_a" in group else group
 
 
-def _with(ranking: Ranking, summary: dict) -> Ranking:
-    return replace(ranking, details={**ranking.details, **summary})
+def _with_details(ranking: Ranking, extra: dict) -> Ranking:
+    return replace(ranking, details={**ranking.details, **extra}) if extra else ranking
+
+
+def with_request(ranking: Ranking, prepared: PreparedVotes, votes: pd.DataFrame | None = None) -> Ranking:
+    """The ranking's details with the request's policy and dimension, and the items behind its votes
+    (``votes``: the rows it ranked; golden rows are not counted)."""
+    choice = prepared.dimension
+    if votes is not None and len(choice.available) > 1:
+        shown = tuple(dimension_order(votes))
+        if shown and shown != choice.analysed:  # a group of a per-dimension ranking
+            choice = DimensionChoice(shown, choice.available, "by")
+    extra = {**prepared.policy.legacy(), "annotator_policy": prepared.policy.as_dict(), "dimension": choice.as_dict()}
+    if votes is not None:
+        used = analysed_votes(votes)[0]
+        extra["n_items"] = count_items(used)
+        extra["n_judgements"] = int(len(used))
+    return replace(ranking, details={**ranking.details, **extra})
 
 
 def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:

@@ -20,6 +20,7 @@ from core.choices import CI_METHODS, SCHEMES, TIE_MODELS
 from core.evidence import check_intervals, widen_rank_ranges, zero_width
 from core.intervals import z_value
 from core.pairwise import Cells, compress_votes, win_matrix
+from core.display import is_internal
 from core.winrate import win_rates
 
 
@@ -113,6 +114,7 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
     else:
         ranking = rank_cells(compress_votes(used), settings)
     details = {**ranking.details, "golden_votes_excluded": golden}
+    unrated = [m for m in unrated if not is_internal(m)]  # golden questions' stand-ins are not models
     if unrated:
         details["models_without_votes"] = unrated
     return replace(ranking, details=details)

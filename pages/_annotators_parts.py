@@ -7,34 +7,40 @@ import pandas as pd
 import streamlit as st
 
 from core.agreement import agreement_from_votes
-from core.annotators import annotator_quality, apply_policy
 from core.filters import Filters
-from core.filters import apply as apply_filters
 from core.ranking import RankingError, RankSettings, rank_votes
+from core.request import prepare_votes
+from pages._filters import DIMENSION_HOW
 from pages._shared import load_dataset
 
 
-ANNOTATOR_COLUMNS = ("query_id", "dimension", "model_a", "model_b", "winner", "annotator_id", "response_time_s",
-                     "is_golden", "golden_answer", "weight")
+ANNOTATOR_COLUMNS = ("query_id", "game_id", "dimension", "timestamp", "model_a", "model_b", "winner", "annotator_id",
+                     "response_time_s", "is_golden", "golden_answer", "weight")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float) -> dict:
-    """Quality, agreement, response times and the rankings with and without the unqualified."""
-    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
-    votes = votes[[c for c in ANNOTATOR_COLUMNS if c in votes.columns]]
-    kept, summary = apply_policy(votes, "exclude")
-    times = votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])
-    return {"quality": annotator_quality(votes, alpha), "agreement": agreement_from_votes(votes), "times": times,
-            "excluded_votes": summary["unqualified_votes"], "comparison": _with_and_without(votes, kept, summary)}
+def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float,
+                       policy: str = "exclude") -> dict:
+    """Quality (one row per judged item), agreement and response times of the analysed dimension, and the
+    rankings before and after the annotator ``policy`` (core.request, as ``evalboard annotators``)."""
+    frame = load_dataset(db_path, dataset_id, sha256)
+    prepared = prepare_votes(frame[[c for c in ANNOTATOR_COLUMNS if c in frame.columns]], policy, filters,
+                             alpha=alpha)
+    every = prepared.before_policy
+    times = every["response_time_s"].to_numpy(dtype=float) if "response_time_s" in every else np.array([])
+    changed = prepared.policy.judgements if policy != "keep" else 0
+    return {"quality": prepared.quality, "agreement": agreement_from_votes(prepared.votes), "times": times,
+            "excluded_votes": prepared.policy.left_out, "request": prepared.lines(DIMENSION_HOW),
+            "comparison": _with_and_without(every, prepared.votes, changed)}
 
 
-def _with_and_without(votes: pd.DataFrame, kept: pd.DataFrame, summary: dict) -> pd.DataFrame | str:
-    """Model × (rank, Elo) with every vote and with the unqualified annotators' votes left out."""
+def _with_and_without(votes: pd.DataFrame, kept: pd.DataFrame, changed: int) -> pd.DataFrame | str:
+    """Model × (rank, Elo) with every vote and after the annotator policy (``changed``: judgements it
+    left out or down-weighted)."""
     settings = RankSettings(scheme="bt", ci="none")
     try:
         every = {r.model: r for r in rank_votes(votes, settings).rows}
-        qualified = {r.model: r for r in rank_votes(kept, settings).rows} if summary["unqualified_votes"] else every
+        qualified = {r.model: r for r in rank_votes(kept, settings).rows} if changed else every
     except (RankingError, ValueError) as exc:
         return str(exc)
     rows = []

@@ -1,7 +1,11 @@
-"""The sidebar filters (game, dimension, category, date range) of the active dataset.
+"""The sidebar filters (game, dimension, category, date range) of the active dataset, and the annotator
+policy every analysis page applies.
 
 Widget keys carry the dataset id, so each dataset keeps its own selection across page switches and a
 selection never meets another dataset's values. Pages read the same keys through :func:`active_filters`.
+A votes dataset with several dimensions is analysed one dimension at a time (core.request): the
+dimension is one choice, the first by default. The annotator policy is one choice for every page
+(:func:`active_policy`), so Rankings, Bias, Annotators and Reports read the same votes.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from core.store import Dataset, default_db_path
 from pages._shared import load_dataset
 
 LABELS = {"game_id": "Game", "dimension": "Dimension", "category": "Category"}
+POLICY_KEY = "annotator_policy"
+POLICY_LABELS = {"exclude": "Exclude unqualified annotators", "keep": "Keep every vote",
+                 "downweight": "Down-weight unqualified annotators"}
+DIMENSION_HOW = "choose another in the sidebar"
 FILTER_COLUMNS = {"votes": ("game_id", "dimension", "category", "timestamp"), "eval_runs": ("category",)}
 
 
@@ -40,11 +48,20 @@ def sidebar_filters(dataset: Dataset | None) -> None:
     if dataset is None:
         return
     found = choices_of(dataset)
-    if not found:
-        return
+    if found:
+        _draw_filters(dataset, found)
+    if dataset.kind == "votes":
+        policy_selector()
+
+
+def _draw_filters(dataset: Dataset, found: dict[str, object]) -> None:
     st.markdown("**Filters**")
     for column, label in LABELS.items():
-        if column in found:
+        if column == "dimension" and column in found:  # one at a time: an item counts once
+            st.selectbox(label, found[column], key=_key(dataset, column), help="Votes judged on several "
+                         "dimensions are analysed one dimension at a time, so that an item judged on two "
+                         "dimensions counts once; the first is the default.")
+        elif column in found:
             st.multiselect(label, found[column], key=_key(dataset, column), placeholder="All")
     if "timestamp" in found:
         first, last = found["timestamp"]
@@ -56,18 +73,44 @@ def sidebar_filters(dataset: Dataset | None) -> None:
         st.caption(f"Filtered: {current.describe()}")
 
 
+def policy_selector() -> None:
+    """The annotator policy of every analysis (one value for all pages and datasets)."""
+    if st.session_state.get(POLICY_KEY) not in POLICY_LABELS:
+        st.session_state[POLICY_KEY] = "exclude"
+    st.selectbox("Annotator policy", list(POLICY_LABELS), key=POLICY_KEY, format_func=POLICY_LABELS.get,
+                 help="What every analysis does with the votes of unqualified annotators (golden accuracy below "
+                      "0.60, or over 30% of answers under 3 s).")
+
+
+def active_policy() -> str:
+    """The annotator policy chosen in the sidebar (exclude until one is chosen)."""
+    policy = st.session_state.get(POLICY_KEY)
+    return policy if policy in POLICY_LABELS else "exclude"
+
+
 def active_filters(dataset: Dataset | None) -> Filters:
     """The filters selected in the sidebar for ``dataset`` (empty when none)."""
     if dataset is None:
         return Filters()
     state = st.session_state
-    picked = {column: tuple(state.get(_key(dataset, column)) or ()) for column in LABELS}
+    picked = {column: tuple(state.get(_key(dataset, column)) or ()) for column in LABELS if column != "dimension"}
+    picked["dimension"] = _dimension(dataset, state.get(_key(dataset, "dimension")))
     start = end = None
     dates = state.get(_key(dataset, "timestamp"))
     if dates:
         found = choices_of(dataset).get("timestamp")
         start, end = _range(tuple(dates), found)
     return Filters(picked["game_id"], picked["dimension"], picked["category"], start, end)
+
+
+def _dimension(dataset: Dataset, chosen) -> tuple[str, ...]:
+    """The dimension picked, or () for the default (the first): the analyses choose and name it then."""
+    if isinstance(chosen, (list, tuple)):  # a selection kept from a multiselect
+        chosen = chosen[0] if chosen else None
+    if not chosen:
+        return ()
+    offered = choices_of(dataset).get("dimension") or []
+    return () if not offered or chosen == offered[0] or chosen not in offered else (str(chosen),)
 
 
 def _range(dates: tuple[date, ...], full: tuple[date, date] | None) -> tuple[date | None, date | None]:

@@ -8,27 +8,26 @@ import pandas as pd
 import streamlit as st
 
 from core import bradley_terry as bt
-from core.annotators import apply_policy
+from core.display import is_internal
 from core.filters import Filters
-from core.filters import apply as apply_filters
 from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_groups, require_votes_after_policy
+from core.rank_run import rank_groups, require_votes_after_policy, with_request
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
+from core.request import prepare_votes
+from pages._filters import DIMENSION_HOW
 from pages._shared import load_dataset
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
                  "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length"}
 CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximation)", "none": "None (fastest)"}
-POLICY_LABELS = {"exclude": "Exclude unqualified annotators", "keep": "Keep every vote",
-                 "downweight": "Down-weight unqualified annotators"}
 BY = ("game_id", "dimension")
 
 
-# What the rankings read: everything but free text (vote ids, query ids, categories), which only costs
-# time when a million rows are filtered and copied.
-RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "timestamp", "response_time_s", "len_a",
-                   "len_b", "is_golden", "golden_answer", "weight", *BY)
+# What the rankings read: everything but free text (vote ids, categories), which only costs time when a
+# million rows are filtered and copied; query ids tell judged items apart (core.request).
+RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "query_id", "timestamp", "response_time_s",
+                   "len_a", "len_b", "is_golden", "golden_answer", "weight", *BY)
 
 
 # Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
@@ -36,25 +35,35 @@ RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "timestamp", 
 SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def prepared_request(db_path: str, dataset_id: int, sha256: str, filters: Filters, policy: str):
+    """The request's prepared votes (core.request), shared by every scheme and group of the page: a
+    resource, not copied per use (the analyses never change a frame they are given)."""
+    votes = load_dataset(db_path, dataset_id, sha256)
+    return prepare_votes(votes[[c for c in RANKING_COLUMNS if c in votes.columns]], policy, filters)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
             seed: int, annotators: str) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
-    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
-    votes = votes[[c for c in RANKING_COLUMNS if c in votes.columns]]
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
-    # The annotator policy is decided once, on all votes (as rank_input does); every fit below reuses it.
-    kept, summary = apply_policy(votes, annotators)
-    require_votes_after_policy(votes, kept, summary)  # the policy, not the golden questions, left nothing
+    # One prepared value (core.request): the dimension, and the annotator policy decided once on one row per
+    # judged item; every fit below reuses it, as rank_input does, and so does every scheme and group.
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
+    kept = prepared.votes
+    require_votes_after_policy(prepared.before_policy, kept, prepared.policy.legacy())
     analysed, n_golden = analysed_votes(kept)
     if len(analysed) == 0:
         rank_votes(kept, settings)  # raises the error that says why there is nothing to rank
     # Golden questions and models without votes leave once (a million-row copy each), not once per fit;
     # the details say what left, as rank_votes would.
     used, unrated = without_absent_models(analysed)
+    unrated = [m for m in unrated if not is_internal(m)]  # golden questions' stand-ins are not models
     ranking = rank_votes(used, settings)
-    details = {**ranking.details, "golden_votes_excluded": n_golden, **summary}
+    details = {**ranking.details, "golden_votes_excluded": n_golden}
     ranking = replace(ranking, details={**details, **({"models_without_votes": unrated} if unrated else {})})
+    ranking = with_request(ranking, prepared, kept)
     cells = compress_votes(used)
     order = [r.model for r in ranking.rows if r.model in cells.models]
     if scheme in ELO_SCHEMES:
@@ -67,19 +76,19 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
         "observed": pd.DataFrame(observed_win_rates(cells), cells.models, cells.models).loc[order, order],
         "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
         "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
-    return {"ranking": ranking, "matrices": matrices}
+    return {"ranking": ranking, "matrices": matrices, "request": prepared.lines(DIMENSION_HOW)}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, seed: int,
                    annotators: str, unqualified: tuple[str, ...], by: str) -> dict | str:
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
-    ``unqualified``: the annotators :func:`compute` found unqualified (not assessed twice)."""
-    votes = apply_filters(load_dataset(db_path, dataset_id, sha256), filters)
-    # Only what the policy and the fit read: every row filter below copies each column of a million rows.
+    ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
+    prepared request decides them again, on the same rows, as rank_input does)."""
     fit_columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
-    slim = votes[[c for c in (*fit_columns, "annotator_id", "is_golden", by) if c in votes.columns]]
-    kept, _ = apply_policy(slim, annotators, unqualified=unqualified)
+    scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
+    prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
+    kept = prepared.all_dimensions if by == "dimension" else prepared.votes
     used = without_absent_models(analysed_votes(kept)[0])[0]
     try:
         return rank_groups(used[[c for c in (*fit_columns, by) if c in used.columns]], [by],

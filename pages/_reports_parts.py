@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -48,7 +48,11 @@ def bundle_key(dataset: Dataset, filters: Filters, settings: ReportSettings) -> 
 def build_bundle(dataset: Dataset, frame: pd.DataFrame, filters: Filters, settings: ReportSettings,
                  progress) -> Bundle:
     """Write the bundle of the filtered dataset to a temporary folder and read it back."""
-    kept = apply_filters(frame, filters)
+    # The dimension is the report's to choose (it ranks every dimension per dimension too): the other
+    # filters narrow the rows.
+    kept = apply_filters(frame, replace(filters, dimensions=()))
+    if filters.dimensions and settings.dimension is None:
+        settings = replace(settings, dimension=filters.dimensions[0])
     source = {"source": f"dataset {dataset.name} (id {dataset.id})", "sha256": dataset.sha256, "rows": len(kept),
               "filters": filters.describe()}
     with tempfile.TemporaryDirectory(prefix="evalboard-report-") as tmp:

@@ -14,7 +14,7 @@ from pages._annotators_parts import (
     compute_annotators,
     quality_table,
 )
-from pages._filters import active_filters
+from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
@@ -39,12 +39,14 @@ alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=
                                  format="%.3f", key="annotators_alpha"))
 
 with st.spinner("Assessing annotators…"):
-    result = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha)
+    result = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy())
 quality = result["quality"]
 if len(quality) == 0:
     st.info("No votes with an annotator after the sidebar filters." if filters.active else "No annotated votes.")
     st.stop()
 
+st.caption(" · ".join(map(plain, result["request"])) + ". Votes per annotator are judged items (one each, "
+           "however many dimensions an item was judged on).")
 counts = quality["status"].value_counts()
 a, b, c, d = st.columns(4)
 a.metric("Annotators", f"{len(quality):,}")
@@ -95,8 +97,8 @@ if isinstance(comparison, str):
     st.error(f"No ranking: {plain(comparison)}")
 else:
     moved = int((comparison["Rank change"].fillna(0) != 0).sum())
-    st.caption(f"Bradley–Terry (no intervals) on every vote and on the qualified annotators' votes only "
-               f"({result['excluded_votes']:,} votes left out); {moved} models change rank.")
+    st.caption(f"Bradley–Terry (no intervals) on every vote and after the annotator policy "
+               f"({plain(result['request'][-1])}); {moved} models change rank.")
     st.dataframe(comparison, hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")
 
 prefetch_vote_pages(dataset, filters)  # the other votes page, in the background

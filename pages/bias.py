@@ -9,7 +9,7 @@ from core.formats import p_text
 from core.store import default_db_path
 from pages._bias_parts import (CORRECTION_FORMATS, compute_bias, corrections_table, model_shares, tile, tiles,
                                verdict)
-from pages._filters import active_filters
+from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
@@ -30,14 +30,13 @@ alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.0
                                  key="bias_alpha"))
 
 with st.spinner("Running the diagnostics…"):
-    result = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha)
+    result = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy())
 report = result["report"]
 if report.n_votes == 0:
     st.info("No votes to diagnose" + (" after the sidebar filters: widen them." if filters.active else
                                      ": every vote is a golden question or the dataset is empty."))
     st.stop()
-st.caption(f"{report.n_votes:,} analysed votes"
-           + (f" ({report.n_golden:,} golden-question votes are left out)" if report.n_golden else ""))
+st.caption(f"{report.n_votes:,} analysed votes · " + " · ".join(map(plain, result["request"])))
 
 st.subheader("At a glance: position × time")
 for column, spec in zip(st.columns(4), tiles(report)):

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from core.demo import ensure_samples
+from core.display import plain_frame
 from core.io import MISSING_RULES, READ_KINDS, InputError, load
 from pages._campaign_admin import campaign_section
 from pages._mapping import mapping_form
@@ -107,7 +108,7 @@ with open_store() as db:
     frame = load_dataset(str(db.path), info.id, info.sha256, limit=PREVIEW_ROWS)
 shown = f"the first {PREVIEW_ROWS} of " if info.rows > PREVIEW_ROWS else ""
 st.caption(f"{shown}{info.rows:,} rows · columns: {', '.join(info.columns)}")
-st.dataframe(frame, key="preview_table")
+st.dataframe(plain_frame(frame), key="preview_table")  # golden questions' stand-in names in plain words
 for note in info.notes:
     st.caption(f"note: {plain(note)}")
 confirm = st.checkbox(f"Yes, delete '{plain(info.name)}' and its {info.rows:,} rows", key="delete_confirm")

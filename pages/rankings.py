@@ -12,7 +12,6 @@ from core.store import default_db_path
 from pages._rankings_parts import (
     BY,
     CI_LABELS,
-    POLICY_LABELS,
     SCHEME_LABELS,
     compute,
     compute_groups,
@@ -24,7 +23,7 @@ from pages._rankings_parts import (
     note_unidentifiable,
     rating_table,
 )
-from pages._filters import active_filters
+from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
@@ -41,11 +40,9 @@ filters = active_filters(dataset)
 st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
            + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
 with st.container(border=True):
-    left, right = st.columns([3, 2])
-    scheme = left.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
-                        horizontal=True)
-    annotators = right.selectbox("Annotators", list(POLICY_LABELS), key="rank_annotators",
-                                 format_func=POLICY_LABELS.get)
+    scheme = st.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
+                      horizontal=True)
+    annotators = active_policy()  # the sidebar's, for every page
     a, b, c = st.columns(3)
     ci = a.selectbox("Confidence intervals", list(CI_LABELS), key="rank_ci", format_func=CI_LABELS.get)
     replicates = 1000
@@ -68,15 +65,9 @@ details = ranking.details
 note = note_unidentifiable(ranking)
 if note:
     st.warning(note)
-summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models from {ranking.n_votes:,} votes"
-if details.get("golden_votes_excluded"):
-    summary += f"; {details['golden_votes_excluded']:,} golden-question votes left out"
-if details.get("unqualified_annotators"):
-    verb = {"exclude": "excluded", "downweight": "down-weighted", "keep": "kept"}[annotators]
-    summary += (f"; {len(details['unqualified_annotators'])} unqualified annotators "
-                f"({details['unqualified_votes']:,} votes) {verb}")
+summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models from " + " · ".join(map(plain, result["request"]))
 if details.get("models_without_votes"):
-    summary += f"; no votes for {', '.join(map(plain, details['models_without_votes']))}"
+    summary += f" · no votes for {', '.join(map(plain, details['models_without_votes']))}"
 st.caption(summary)
 if details.get("unqualified_annotators"):  # by the names their owner gave them, where the store has them
     names = details["unqualified_annotators"]

@@ -10,8 +10,7 @@ import streamlit as st
 from core.charts.export import png_unavailable_reason
 from core.report import ReportSettings
 from core.store import default_db_path
-from pages._filters import active_filters
-from pages._rankings_parts import POLICY_LABELS
+from pages._filters import POLICY_LABELS, active_filters, active_policy
 from pages._reports_parts import MIME, build_bundle, bundle_key, safe_stem
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
@@ -43,11 +42,9 @@ with st.form("report_settings", border=True):
     seed = int(c.number_input("Seed", min_value=0, value=0, step=1, key="report_seed"))
     png = d.toggle("PNG figures", value=can_png, disabled=not can_png, key="report_png",
                    help=None if can_png else f"PNG figures are unavailable: {plain(png_missing)}.")
-    annotators = "exclude"
+    annotators = active_policy() if dataset.kind == "votes" else "exclude"
     if dataset.kind == "votes":
-        annotators = st.selectbox("Annotators", list(POLICY_LABELS), format_func=POLICY_LABELS.get,
-                                  key="report_annotators", help="What the rankings do with the votes of unqualified "
-                                  "annotators (golden accuracy below 0.60 or over 30% of answers under 3 s).")
+        st.caption(f"Annotators: {POLICY_LABELS[annotators].lower()} (the sidebar's choice, as on every page).")
     build = st.form_submit_button("Build the report", type="primary", icon=":material/build:")
 
 settings = ReportSettings(bootstrap=replicates, seed=seed, alpha=alpha, png=bool(png and can_png),

@@ -22,6 +22,7 @@ ROUTER = '''
 import sys
 sys.path.insert(0, {repo!r})
 import streamlit as st
+from pages._filters import sidebar_filters
 from pages._shared import dataset_picker
 
 st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
@@ -31,7 +32,7 @@ PAGES = [
 ]
 navigation = st.navigation(PAGES)
 with st.sidebar:
-    dataset_picker()
+    sidebar_filters(dataset_picker())  # as app.py: the filters and the annotator policy of every page
 navigation.run()
 '''
 
@@ -88,7 +89,7 @@ def test_votes_page_renders_everything(router, samples):
     assert not at.error
     assert at.radio(key="rank_scheme").value == "bt"
     assert at.selectbox(key="rank_ci").value == "bootstrap"
-    assert at.selectbox(key="rank_annotators").value == "exclude"
+    assert at.sidebar.selectbox(key="annotator_policy").value == "exclude"  # one policy for every page
     table = at.main.dataframe[0].value
     assert list(table.columns[:3]) == ["Rank", "Model", "Elo"]
     assert table["Rank"].is_monotonic_increasing
@@ -152,7 +153,7 @@ def test_ci_none_vs_bootstrap(router, samples):
 def test_annotator_policy_and_seed(router, samples):
     at = rankings(router, samples["arena_demo"], rank_bootstrap=100)
     excluded = at.main.dataframe[0].value
-    at.selectbox(key="rank_annotators").set_value("keep")
+    at.selectbox(key="annotator_policy").set_value("keep")
     run(at)
     kept = at.main.dataframe[0].value
     assert kept["Votes"].sum() >= excluded["Votes"].sum()
@@ -203,5 +204,5 @@ def test_a_policy_that_leaves_no_votes_says_so(router, db_path):
     at = rankings(router, dataset.dataset.id, rank_bootstrap=100)
     [error] = texts(at.error)
     assert "annotator policy 'exclude' left no votes" in error and "keep their votes" in error
-    kept = rankings(router, dataset.dataset.id, rank_bootstrap=100, rank_annotators="keep")
+    kept = rankings(router, dataset.dataset.id, rank_bootstrap=100, annotator_policy="keep")
     assert not kept.error and len(kept.main.dataframe[0].value) == 3

@@ -103,10 +103,12 @@ def test_png_figures_zip(db_path, samples):
 
 
 def test_the_annotator_policy_reaches_the_votes_bundle(app_router, samples):
-    at = open_page("reports", samples["arena_demo"], **FAST, report_annotators="keep")
-    assert at.selectbox(key="report_annotators").value == "keep"
+    # one policy for every page: the sidebar's
+    at = open_page("reports", samples["arena_demo"], **FAST, annotator_policy="keep")
+    assert at.sidebar.selectbox(key="annotator_policy").value == "keep"
     at = build(at)
     params = json.loads(at.json[0].proto.body)["params"]
     assert params["annotators"] == "keep" and params["unqualified_votes"] > 0
+    assert params["annotator_policy"]["policy"] == "keep" and params["annotator_policy"]["judgements_left_out"] == 0
     runs = open_page("reports", samples["evalruns_demo"], **FAST)
-    assert "report_annotators" not in [s.key for s in runs.get("selectbox")]  # a score table has no annotators
+    assert "annotator_policy" not in [s.key for s in runs.get("selectbox")]  # a score table has no annotators

@@ -340,6 +340,10 @@ def test_cli_create_vote_status_publish(files, db_path, capsys):
     status = json.loads(capsys.readouterr().out)
     assert status["active_sampling"] is True and status["dimensions"] == ["overall", "helpfulness"]
     assert [(a["annotator"], a["done"]) for a in status["annotators"]] == [("ann", 5), ("bob", 0)]
+    # items and judgements apart: 4 pair items on 2 dimensions and 1 golden item once
+    assert (status["items"], status["judgements"]) == (5, 9)
+    assert main(["campaign", "status", "cli"]) == 0
+    assert "5 items judged (9 judgements over 2 dimensions, a golden item once)" in capsys.readouterr().out
     assert main(["campaign", "tokens", "cli", "--revoke", "bob", "--add", "1"]) == 0
     out = capsys.readouterr().out
     assert "revoked the token of bob" in out and "annotator-3\t" in out

@@ -99,16 +99,25 @@ def test_arena_demo_annotator_policy_removes_the_random_clickers(arena):
     ranking = rank_input("votes", arena, NO_CI)
     assert set(arena_demo_truth().random_clickers) <= set(ranking.details["unqualified_annotators"])
     assert ranking.details["annotators"] == "exclude"
+    # three dimensions: the first one the data shows is analysed, and the policy's counts are of its votes
+    first = arena["dimension"].astype(str).iloc[0]
+    assert ranking.details["dimension"]["analysed"] == [first] and ranking.details["dimension"]["chosen"] == "default"
+    assert sorted(ranking.details["dimension"]["available"]) == ["accuracy", "helpfulness", "style"]
+    in_scope = arena["dimension"].astype(str).eq(first)
     kept = ~arena["annotator_id"].astype(str).isin(ranking.details["unqualified_annotators"])
-    assert ranking.details["unqualified_votes"] == int((~kept).sum())
-    assert ranking.n_votes == int((kept & ~arena["is_golden"]).sum())
+    assert ranking.details["unqualified_votes"] == int((~kept & in_scope).sum())
+    assert ranking.n_votes == int((kept & ~arena["is_golden"] & in_scope).sum())
 
 
 def test_arena_demo_groups_by_game(arena):
     result = rank_input("votes", arena, NO_CI, by=parse_by("game_id"), annotators="keep")
     assert list(result) == [("chat",), ("code_assist",), ("search",)]
-    assert sum(r.n_votes for r in result.values()) == int((~arena["is_golden"]).sum())
-    chat = arena[arena["game_id"] == "chat"]
+    # per game within the first dimension (one dimension at a time unless grouped by dimension)
+    in_scope = arena["dimension"].astype(str).eq(arena["dimension"].astype(str).iloc[0])
+    assert sum(r.n_votes for r in result.values()) == int((~arena["is_golden"] & in_scope).sum())
+    both = rank_input("votes", arena, NO_CI, by=parse_by("game_id,dimension"), annotators="keep")
+    assert sum(r.n_votes for r in both.values()) == int((~arena["is_golden"]).sum())
+    chat = arena[(arena["game_id"] == "chat") & in_scope]
     alone = rank_votes(chat, NO_CI)
     assert [r.model for r in result[("chat",)].rows] == [r.model for r in alone.rows]
     assert_allclose([r.rating for r in result[("chat",)].rows], [r.rating for r in alone.rows], atol=1e-9)

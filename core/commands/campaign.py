@@ -168,19 +168,24 @@ def _status(conn, args: argparse.Namespace) -> int:
     campaign = get_campaign(conn, args.name)
     table = progress(conn, campaign)
     overlap = overlap_count(conn, campaign)
+    # An item is judged on every dimension (a judgement each); a golden item counts once (its first dimension).
+    table["judgements"] = (table["done"] - table["golden_done"]) * len(campaign.dimensions) + table["golden_done"]
+    items, judgements = int(table["done"].sum()), int(table["judgements"].sum())
     if args.format == "json":
         print(json.dumps({"campaign": campaign.name, "target": campaign.target, "dimensions": campaign.dimensions,
                           "golden_rate": campaign.golden_rate, "active_sampling": campaign.active_sampling,
                           "overlap": campaign.overlap, "overlap_k": campaign.overlap_k,
+                          "items": items, "judgements": judgements,
                           "real_items_judged": overlap.items, "real_items_judged_2plus": overlap.items_2plus,
                           "annotators": json.loads(table.to_json(orient="records"))}))
         return 0
-    print(f"campaign '{shown(campaign.name)}': {int(table['done'].sum()):,} items judged by {len(table)} annotators "
-          f"(target {campaign.target:,} each)")
+    print(f"campaign '{shown(campaign.name)}': {items:,} items judged ({judgements:,} judgements over "
+          f"{len(campaign.dimensions)} dimension{'s' if len(campaign.dimensions) != 1 else ''}, a golden item once) "
+          f"by {len(table)} annotators (target {campaign.target:,} items each)")
     share = "" if overlap.share is None else f" ({overlap.share:.1%})"
     print(f"  real items judged: {overlap.items:,}; by 2+ annotators: {overlap.items_2plus:,}{share} "
           f"[{_overlap_setting(campaign)}]")
     for row in table.itertuples(index=False):
-        state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,}"
-        print(f"  {shown(row.annotator)}\t{state}\tgolden {row.golden_done:,}")
+        state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,} items"
+        print(f"  {shown(row.annotator)}\t{state}\tgolden {row.golden_done:,}\t{row.judgements:,} judgements")
     return 0

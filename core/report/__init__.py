@@ -33,7 +33,8 @@ class ReportSettings:
     seed: int = 0
     alpha: float = 0.05
     png: bool = True
-    annotators: str = "exclude"  # the annotator policy of the votes rankings (keep, exclude, downweight)
+    annotators: str = "exclude"  # the annotator policy of every votes analysis (keep, exclude, downweight)
+    dimension: str | None = None  # the dimension analysed (None: the first of several, core.request)
 
 
 @dataclass

@@ -1,28 +1,28 @@
 """The votes bundle: ``BT_ANALYSIS_REPORT.md``, ``BT_ANALYSIS_REPORT.csv``, ``report.json``, ``figures/``.
 
-Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), the annotator policy of the
-settings (``--annotators``, default ``exclude``),
-for the global data and per game, per dimension and per game × dimension. The bias diagnostics and
-the annotator report run on all votes, as ``evalboard bias`` / ``evalboard annotators`` do.
+Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), for the global data and per
+game (of the analysed dimension), per dimension and per game × dimension. Every part reads the votes
+:func:`core.request.prepare_votes` prepared once: one dimension (``--dimension``, else the first of
+several) and one annotator policy (``--policy``, default ``exclude``), as ``rank``, ``bias`` and
+``annotators`` do.
 Figure definitions: :mod:`core.report.votes_data`.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from core import annotator_report, bias_report
-from core.annotators import apply_policy
 from core.bias import diagnose
 from core.formats import csv_table, dumps, markdown_text
 from core.rank_report import model_fields, ranking_dict
-from core.rank_run import require_votes_after_policy
+from core.rank_run import require_votes_after_policy, with_request
 from core.rank_report import to_markdown as ranking_markdown
 from core.ranking import Ranking, RankSettings, rank_votes
+from core.request import PreparedVotes, prepare_votes
 from core.report import (
     REPORT_JSON,
     ReportResult,
@@ -40,8 +40,6 @@ MARKDOWN = "BT_ANALYSIS_REPORT.md"
 CSV = "BT_ANALYSIS_REPORT.csv"
 CSV_FIELDS = ("scope", "game_id", "dimension", "model", "rank", "rating", "ci_low", "ci_high", "rank_low",
               "rank_high", "n_votes", "interval_note")
-POLICY_WORDS = {"exclude": "unqualified annotators excluded", "downweight": "unqualified annotators down-weighted",
-                "keep": "every annotator's votes kept"}
 SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "game_dimension": "Per game × dimension"}
 
 
@@ -51,10 +49,11 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
-    votes, summary = apply_policy(frame, settings.annotators)
-    require_votes_after_policy(frame, votes, summary)
+    prepared = prepare_votes(frame, settings.annotators, dimension=settings.dimension, alpha=settings.alpha)
+    votes, summary = prepared.votes, prepared.policy.legacy()
+    require_votes_after_policy(prepared.before_policy, votes, summary)
     steps("global ranking (bootstrap)")
-    global_rank = _ranked(votes, rank_settings, summary)
+    global_rank = _ranked(votes, rank_settings, prepared)
     order = [r.model for r in global_rank.rows]
     steps("group rankings (bootstrap)")
     scopes: dict[str, dict[tuple, Ranking]] = {}
@@ -63,29 +62,31 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
         if missing:
             notes.append(f"no {', '.join(missing)} column: no {scope.replace('_', ' × ')} rankings")
             continue
-        scopes[scope] = vd.rank_scope(votes, by, rank_settings, summary, notes)
+        scoped = prepared.all_dimensions if "dimension" in by else votes  # a dimension each, never pooled
+        scopes[scope] = vd.rank_scope(scoped, by, rank_settings, summary, notes, prepared)
     steps("bias diagnostics")
-    bias = diagnose(frame, alpha=settings.alpha)
+    bias = diagnose(votes, alpha=settings.alpha)
     steps("annotator report")
-    annotators = annotator_report.build(frame, alpha=settings.alpha)
+    annotators = annotator_report.build_prepared(prepared, alpha=settings.alpha)
     png, png_note = png_status(settings.png)
     steps("figures")
-    figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png)
+    figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png,
+                                     all_dimensions=prepared.all_dimensions)
     notes += figure_notes
     steps("PNG export")
     png, png_note, pngs = write_pngs(figures, out, png, png_note)
     names = list(figures) if figures else _figure_names(votes, scopes)
     steps("write markdown, CSV, JSON")
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
-              "alpha": settings.alpha, "seed": settings.seed, **summary}
+              "alpha": settings.alpha, "seed": settings.seed, **summary, **prepared.as_dict()}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
-                                          common), encoding="utf-8")
+                                          common, prepared), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
     timings = steps.done()
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
-           "bias": bias_report.report_dict(bias), "annotators": annotator_report.report_dict(annotators),
+           "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_report.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
     (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
@@ -93,9 +94,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     return ReportResult("votes", out, files, figures, png, png_note, timings)
 
 
-def _ranked(votes: pd.DataFrame, settings: RankSettings, summary: dict[str, Any]) -> Ranking:
-    ranking = rank_votes(votes, settings)
-    return replace(ranking, details={**ranking.details, **summary})
+def _ranked(votes: pd.DataFrame, settings: RankSettings, prepared: PreparedVotes) -> Ranking:
+    return with_request(rank_votes(votes, settings), prepared, votes)
 
 
 _DEFINITIONS = {
@@ -127,7 +127,8 @@ def _figure_names(votes: pd.DataFrame, scopes: dict[str, dict[tuple, Ranking]]) 
     return names + ["forest", "battles", "bias_panel"]
 
 
-def _figures(votes, global_rank, scopes, bias, order, build: bool) -> tuple[dict[str, Any], list[str]]:
+def _figures(votes, global_rank, scopes, bias, order, build: bool, all_dimensions=None
+             ) -> tuple[dict[str, Any], list[str]]:
     """The figures (plotly) of the report; none when not wanted or while core.charts.votes is missing."""
     if not build:
         return {}, []
@@ -137,7 +138,8 @@ def _figures(votes, global_rank, scopes, bias, order, build: bool) -> tuple[dict
     figs: dict[str, Any] = {}
     cell_rank = scopes.get("game_dimension", {})
     if cell_rank:
-        for (game, dim), group in vd._groups(votes, ["game_id", "dimension"]):
+        for (game, dim), group in vd._groups(votes if all_dimensions is None else all_dimensions,
+                                             ["game_id", "dimension"]):
             if (game, dim) in cell_rank:
                 rates, counts = vd.winrate_frames(group, order)
                 figs[safe_name(f"winrate_{game}_{dim}")] = charts.winrate_heatmap(
@@ -170,19 +172,19 @@ def _demote(markdown: str) -> str:
     return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
 
 
-def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common) -> str:
+def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common,
+              prepared: PreparedVotes) -> str:
     source = common.get("input", {})
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
              f"{source.get('rows', '?')} rows). Scheme bt, ties half, {params['bootstrap']:,} bootstrap replicates, "
-             f"seed {params['seed']}, α = {params['alpha']}, {POLICY_WORDS[params['annotators']]} "
-             f"({params['unqualified_votes']} votes of {len(params['unqualified_annotators'])} unqualified "
-             "annotators)."), "",
+             f"seed {params['seed']}, α = {params['alpha']}. "
+             + markdown_text(". ".join(prepared.lines())) + "."), "",
              "## Global ranking", "", ranking_markdown(global_rank), ""]
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [_demote(bias_report.to_markdown(bias)), "", _demote(annotator_report.to_markdown(annotators)), "",
+    parts += [_demote(bias_report.to_markdown(bias, prepared)), "", _demote(annotator_report.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
     parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]
     if notes:

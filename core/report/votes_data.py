@@ -1,8 +1,8 @@
 """The numbers behind the votes report: rankings per scope and the frames the figures plot.
 
-Scopes: ``global`` (all analysed votes), ``game`` (per game_id), ``dimension`` (per dimension, over
-all games) and ``game_dimension``. Every ranking is scheme bt, ties half, bootstrap intervals, after
-the annotator policy ``exclude``; golden-question votes never enter (METHODS §0).
+Scopes: ``global`` (the analysed dimension's votes), ``game`` (per game_id), ``dimension`` (per
+dimension, over all games) and ``game_dimension``. Every ranking is scheme bt, ties half, bootstrap
+intervals, after the request's annotator policy; golden-question votes never enter (METHODS §0).
 
 Definitions used by the figures (documented in the report too):
 
@@ -49,8 +49,9 @@ def has_column(votes: pd.DataFrame, col: str) -> bool:
 
 
 def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summary: dict[str, Any],
-               notes: list[str]) -> dict[tuple, Ranking]:
-    """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note."""
+               notes: list[str], prepared=None) -> dict[tuple, Ranking]:
+    """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note.
+    ``prepared`` (core.request.PreparedVotes) adds the request's policy, dimension and item counts."""
     out: dict[tuple, Ranking] = {}
     for key, group in _groups(votes, by):
         try:
@@ -58,6 +59,10 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summa
         except (RankingError, ValueError) as exc:
             notes.append(f"{', '.join(f'{b} = {k}' for b, k in zip(by, key))}: not ranked ({exc})")
             continue
+        if prepared is not None:
+            from core.rank_run import with_request
+
+            ranking = with_request(ranking, prepared, group)
         out[key] = replace(ranking, details={**ranking.details, **summary})
     return out
 
