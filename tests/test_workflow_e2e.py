@@ -8,9 +8,10 @@ published dataset. The counts of the three outputs must agree with each other an
 counts, the careless annotators must be flagged, and the careful annotator's ranking must recover the
 true order of the models.
 
-Some parts of the workflow are changing. Each such part has one switch in :data:`EXPECT` and one helper
-``expect_<part>`` that asserts today's behaviour when the switch is off and the intended one when it is on,
-so that turning a switch on is all a merged change needs.
+Along the way: the pool is read with ``--map``; Ctrl-C keeps the answers in flight; the campaign judges
+10 % of real items twice and agreement is measured on those; both publishes keep one name and id, and the
+first publish's name still works; every analysis calls the annotators by their owner's names, counts
+judged items of one dimension and applies one annotator policy, and says so.
 """
 
 from __future__ import annotations
@@ -33,16 +34,6 @@ from core.store import Store
 from tests.fake_openai import Fault, FakeOpenAI
 from tests.workflow_support import Annotator, Oracle, alpaca_like_pool, interleave, styled_responder, write_models
 
-EXPECT = {
-    "evalset_map": False,          # `evalset build --map prompt=instruction` reads AlpacaEval's columns as they are
-    "evalset_exact_size": False,   # the eval set has exactly --size queries (the buffer is kept as reserves)
-    "collect_ctrl_c": False,       # Ctrl-C: exit 130, "N stored; run again to resume", in-flight answers kept
-    "stable_dataset_name": False,  # a campaign's votes are one dataset, "campaign NAME", replaced by each publish
-    "overlap": False,              # `campaign create --overlap`; agreement on real overlapping items, golden apart
-    "one_policy": False,           # bias applies rank's annotator policy and says so
-    "one_dimension": False,        # analyses take one dimension by default: a count is items, not items × dimensions
-    "labels_in_analyses": False,   # the owner's annotator labels appear in the annotators report
-}
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "EVALBOARD_TEST_E2E_KEY"
@@ -72,102 +63,77 @@ def cli_json(capsys, *argv: str) -> dict:
     return json.loads(out)
 
 
-# --- the parts that are changing: today's behaviour, and the intended one behind a switch -----------------
+# --- what each part must do ----------------------------------------------------------------------------
 
-def expect_evalset_build(capsys, pool: pd.DataFrame, tmp: Path, db: Path) -> pd.DataFrame:
-    if EXPECT["evalset_map"]:
-        pool.to_csv(tmp / "pool.csv", index=False)
-        mapping = ["--map", "prompt=instruction"]
-    else:  # AlpacaEval's `instruction` renamed by hand
-        pool.rename(columns={"instruction": "prompt"}).to_csv(tmp / "pool.csv", index=False)
-        mapping = []
+def build_evalset(capsys, pool: pd.DataFrame, tmp: Path, db: Path) -> pd.DataFrame:
+    """AlpacaEval's columns are read as they are (``--map``); the set has exactly ``--size`` queries."""
+    pool.to_csv(tmp / "pool.csv", index=False)
     code, out, err = cli(capsys, "evalset", "build", str(tmp / "pool.csv"), "--size", str(SIZE), "--output",
-                         str(tmp / "evalset.csv"), "--seed", "1", "--db", str(db), *mapping)
+                         str(tmp / "evalset.csv"), "--seed", "1", "--db", str(db), "--map", "prompt=instruction")
     assert code == 0, err
     table = pd.read_csv(tmp / "evalset.csv", dtype=str)
-    if EXPECT["evalset_exact_size"]:
-        assert len(table) == SIZE
-    else:  # size plus at most the slice-backfill buffer (default 2)
-        assert SIZE <= len(table) <= SIZE + 2
+    assert len(table) == SIZE  # the buffer is kept as reserves, apart
     assert table["query_id"].is_unique and set(table["prompt"]) <= set(pool["instruction"])
     assert f"selected {len(table)} of {len(pool)} queries" in out
     return table
 
 
-def expect_ctrl_c(code: int, err: str, stored: int, asked: int) -> None:
+def check_ctrl_c(code: int, err: str, stored: int, asked: int) -> None:
     """``stored`` answers in the store after Ctrl-C, ``asked`` requests the providers received."""
-    if EXPECT["collect_ctrl_c"]:
-        assert code == 130, err
-        assert "Traceback" not in err and f"{stored} stored; run again to resume" in err
-        assert asked == stored  # requests in flight finished within the grace period and were kept
-    else:  # 130 with the ingest's message; the requests in flight are dropped and asked again on resume
-        assert code == 130, err
-        assert "evalboard: interrupted (Ctrl-C)" in err and "Traceback" not in err
-        assert asked >= stored
+    assert code == 130, err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"interrupted: {stored} answers stored; run again to resume", err
+    assert asked == stored  # requests in flight finished within the grace period and were kept
 
 
-def expect_published_name(first: str, second: str, first_id: int, second_id: int) -> None:
-    if EXPECT["stable_dataset_name"]:
-        assert first == second == f"campaign {CAMPAIGN}"
-    else:  # a new name (and id) per publish, with the count in it
-        assert first.startswith(f"campaign {CAMPAIGN} (") and second.startswith(f"campaign {CAMPAIGN} (")
-        assert first != second and first_id != second_id
-
-
-def expect_old_name(capsys, db: Path, first_name: str, current: str) -> None:
-    """What a script that ranked yesterday's name gets today."""
+def check_old_name(capsys, db: Path, first_name: str, current: str) -> None:
+    """A script that ranked yesterday's name ranks today's votes; so does the campaign's own name."""
     code, _, err = cli(capsys, "rank", first_name, "--ci", "none", "--db", str(db))
-    if EXPECT["stable_dataset_name"]:
-        assert code == 0, err
-        by_campaign = cli_json(capsys, "rank", CAMPAIGN, "--ci", "none", "--db", str(db))
-        assert by_campaign == cli_json(capsys, "rank", current, "--ci", "none", "--db", str(db))
-    else:
-        assert code == 2 and "no such file, and no stored dataset of that name" in err
+    assert code == 0, err
+    by_campaign = cli_json(capsys, "rank", CAMPAIGN, "--ci", "none", "--db", str(db))
+    assert by_campaign == cli_json(capsys, "rank", current, "--ci", "none", "--db", str(db))
+    code, _, err = cli(capsys, "rank", "campaign e2f", "--ci", "none", "--db", str(db))
+    assert code == 2 and f"did you mean 'campaign {CAMPAIGN}'" in err, err
 
 
-def expect_agreement(agreement: dict, votes: pd.DataFrame, n_real_items: int) -> None:
-    shared = _items_rated_by_two_or_more(votes)
-    golden_shared = {q for q, _ in shared if q.startswith("golden:")}
-    real_shared = {(q, p) for q, p in shared if not q.startswith("golden:")}
-    if EXPECT["overlap"]:
-        assert len(real_shared) >= 0.1 * n_real_items  # the campaign's default overlap, 10 % of items
-        assert agreement["n_items"] == len(real_shared)  # golden items apart
-    else:  # the scheduler never shows a real item twice: only golden items overlap, and they are the "agreement"
-        assert not real_shared and golden_shared
-        assert agreement["n_items"] == len(shared)
+def check_agreement(capsys, db: Path, name: str, votes: pd.DataFrame) -> None:
+    """Agreement is measured on real items judged by 2+ annotators (the campaign's default overlap, 10 %),
+    among the annotators the policy keeps: under ``exclude`` only the careful one is left, so there is none."""
+    excluded = cli_json(capsys, "annotators", name, "--db", str(db))["agreement"]
+    assert excluded["n_items"] == 0 and excluded["krippendorff_alpha"] is None
+    assert excluded["reason"].startswith("not enough overlap: 0 items judged by two or more annotators")
+    agreement = cli_json(capsys, "annotators", name, "--policy", "keep", "--db", str(db))["agreement"]
+    real = votes[~votes["is_golden"].astype(bool)]
+    n_items = len({(q, tuple(sorted(p))) for q, *p in real[["query_id", "model_a", "model_b"]].itertuples(index=False)})
+    real_shared = _items_rated_by_two_or_more(real)
+    assert len(real_shared) >= int(0.1 * n_items), (len(real_shared), n_items)  # held at every serve
+    assert agreement["n_items"] == len(real_shared)  # golden items apart
+    enough = agreement["n_items"] >= agreement["min_overlap_items"]
+    assert (agreement["krippendorff_alpha"] is not None) == enough and (agreement.get("reason") is None) == enough
 
 
-def expect_counts(rank: dict, bias: dict, annotators: dict, status: dict, votes: pd.DataFrame,
-                  unqualified: set[str]) -> None:
-    """rank, bias and annotators count the same votes, as the campaign counted them."""
-    per = {a["annotator_id"]: a for a in status["annotators"]}
+def check_counts(rank: dict, bias: dict, annotators: dict, status: dict, votes: pd.DataFrame,
+                 unqualified: set[str]) -> None:
+    """rank, bias and annotators count the same judged items of one dimension, under one policy."""
+    per = {a["annotator"]: a for a in status["annotators"]}
     real_items = {a: row["done"] - row["golden_done"] for a, row in per.items()}
     golden_items = {a: row["golden_done"] for a, row in per.items()}
     # a published golden item is one row (its first dimension); a real one is one row per dimension
     rows = {a: len(DIMENSIONS) * real_items[a] + golden_items[a] for a in per}
-    assert {a["annotator_id"]: a["n_votes"] for a in annotators["annotators"]} == rows
-    assert {a["annotator_id"]: a["n_golden"] for a in annotators["annotators"]} == golden_items
     assert votes.groupby("annotator_id").size().to_dict() == rows
+    assert {a["annotator_id"]: a["n_votes"] for a in annotators["annotators"]} == {
+        a: real_items[a] + golden_items[a] for a in per}  # judged items, however many dimensions
+    assert {a["annotator_id"]: a["n_golden"] for a in annotators["annotators"]} == golden_items
     qualified = set(per) - unqualified
-    per_item = 1 if EXPECT["one_dimension"] else len(DIMENSIONS)
-    assert rank["n_votes"] == per_item * sum(real_items[a] for a in qualified)
-    assert rank["params"]["unqualified_votes"] == sum(rows[a] for a in unqualified)
-    if EXPECT["one_policy"]:
-        assert bias["n_votes"] == rank["n_votes"]
-        assert bias["annotators"] == rank["params"]["annotators"] == "exclude"
-    else:  # bias keeps the unqualified annotators' votes that rank leaves out
-        assert bias["n_votes"] == per_item * sum(real_items.values())
-        assert "annotators" not in bias
-    assert bias["n_golden"] == sum(golden_items.values())
-
-
-def expect_labels(annotators: dict, labels: dict[str, str]) -> None:
-    """``labels``: annotator_id -> the label the owner gave at creation."""
-    shown = {a["annotator_id"]: a.get("label") for a in annotators["annotators"]}
-    if EXPECT["labels_in_analyses"]:
-        assert shown == labels
-    else:  # hashed ids only
-        assert set(shown) == set(labels) and not any(shown.values())
+    assert rank["n_votes"] == sum(real_items[a] for a in qualified)  # the first dimension only
+    policy = rank["params"]["annotator_policy"]
+    assert policy["policy"] == "exclude" and set(policy["unqualified_annotators"]) == unqualified
+    # on the analysed dimension, one judgement per item left out (golden ones included)
+    assert policy["judgements_left_out"] == policy["items_left_out"] == sum(
+        real_items[a] + golden_items[a] for a in unqualified)
+    assert bias["n_votes"] == rank["n_votes"]
+    assert bias["annotator_policy"] == annotators["annotator_policy"] == policy
+    assert bias["n_golden"] == sum(golden_items[a] for a in qualified)
 
 
 def _items_rated_by_two_or_more(votes: pd.DataFrame) -> set[tuple[str, tuple[str, str]]]:
@@ -231,7 +197,7 @@ def collect_interrupted_then_resumed(capsys, providers, tmp: Path, db: Path, mon
             proc.wait(timeout=10)
     before = set(stored_answers(db))
     assert expected // 10 <= len(before) < expected, (proc.returncode, len(before), err)
-    expect_ctrl_c(proc.returncode, err, len(before), sum(len(s.requests) for s in providers))
+    check_ctrl_c(proc.returncode, err, len(before), sum(len(s.requests) for s in providers))
 
     for server in providers:  # no need to wait any more: nothing else is interrupted
         server.latency_s = 0.02
@@ -268,7 +234,7 @@ def collect_interrupted_then_resumed(capsys, providers, tmp: Path, db: Path, mon
 def test_the_workflow_end_to_end(providers, tmp_path, capsys, monkeypatch):
     db = tmp_path / "evalboard.db"
     pool = alpaca_like_pool(60, seed=3)
-    evalset = expect_evalset_build(capsys, pool, tmp_path, db)
+    evalset = build_evalset(capsys, pool, tmp_path, db)
     collect_interrupted_then_resumed(capsys, providers, tmp_path, db, monkeypatch, len(evalset))
 
     answers = tmp_path / "answers.csv"
@@ -304,8 +270,8 @@ def test_the_workflow_end_to_end(providers, tmp_path, capsys, monkeypatch):
     finally:
         conn.close()
     second = publish(capsys, db)
-    expect_published_name(first["name"], second["name"], first["id"], second["id"])
-    expect_old_name(capsys, db, first["name"], second["name"])
+    assert first["name"] == second["name"] == f"campaign {CAMPAIGN}" and first["id"] == second["id"]
+    check_old_name(capsys, db, f"campaign {CAMPAIGN} (40 votes)", second["name"])
 
     with Store(db) as store:
         assert [d.name for d in store.datasets()] == [second["name"]]  # the first snapshot is gone
@@ -317,20 +283,21 @@ def test_the_workflow_end_to_end(providers, tmp_path, capsys, monkeypatch):
     annotators = cli_json(capsys, "annotators", name, "--db", str(db))
     bias = cli_json(capsys, "bias", name, "--db", str(db))
 
-    by_label = {label: a for a, label in ids.items()}
+    # Every analysis calls the annotators by the names their owner gave them, never by the hashed ids.
+    for output in (rank, annotators, bias):
+        assert not any(hashed in json.dumps(output) for hashed in ids), output
+    assert set(votes["annotator_id"]) == set(labels)
     status_of = {a["annotator_id"]: a["status"] for a in annotators["annotators"]}
-    assert status_of == {by_label["careful"]: "qualified", by_label["reversed"]: "unqualified",
-                         by_label["random-fast"]: "unqualified"}
+    assert status_of == {"careful": "qualified", "reversed": "unqualified", "random-fast": "unqualified"}
     reasons = {a["annotator_id"]: " ".join(a["reasons"]) for a in annotators["annotators"]}
-    assert "golden accuracy" in reasons[by_label["reversed"]]
-    assert "faster than 3 s" in reasons[by_label["random-fast"]]
-    unqualified = {by_label["reversed"], by_label["random-fast"]}
+    assert "golden accuracy" in reasons["reversed"]
+    assert "faster than 3 s" in reasons["random-fast"]
+    unqualified = {"reversed", "random-fast"}
     assert rank["params"]["annotators"] == "exclude"
     assert set(rank["params"]["unqualified_annotators"]) == unqualified
     assert set(annotators["exclusion_effect"]["unqualified_annotators"]) == unqualified
-    expect_counts(rank, bias, annotators, status, votes, unqualified)
-    expect_agreement(annotators["agreement"], votes, 3 * TARGET)
-    expect_labels(annotators, ids)
+    check_counts(rank, bias, annotators, status, votes, unqualified)
+    check_agreement(capsys, db, name, votes)
 
     # Only the careful annotator is left: their ranking recovers the true order. Each dimension alone has half
     # the votes: at most one pair of models out of order (tokens are random, so are the scheduler's draws;
@@ -344,8 +311,7 @@ def test_the_workflow_end_to_end(providers, tmp_path, capsys, monkeypatch):
     kept = cli_json(capsys, "rank", name, "--annotators", "keep", "--ci", "none", "--db", str(db))
     assert kept["params"]["annotators"] == "keep"
     assert kept["params"]["unqualified_votes"] == rank["params"]["unqualified_votes"]
-    per_item = 1 if EXPECT["one_dimension"] else len(DIMENSIONS)
-    assert kept["n_votes"] == per_item * sum(a.votes - a.golden for a in people)
+    assert kept["n_votes"] == sum(a.votes - a.golden for a in people)
     assert not any(m["model"].startswith("golden:") for m in rank["models"] + kept["models"])
 
 
