@@ -118,8 +118,9 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
 def _publish(name: str) -> None:
     dataset = _republish(name, "Not published")
     if dataset is not None:
-        plural = "s" if dataset.rows != 1 else ""
-        st.session_state[FLASH] = f"{dataset.rows:,} vote{plural} published as dataset '{dataset.name}' (now active)."
+        plural = "s" if dataset.rows != 1 else ""  # a row is one judgement: an item on one dimension
+        st.session_state[FLASH] = (f"{dataset.rows:,} judgement{plural} published as dataset '{dataset.name}' "
+                                   "(now active).")
         st.rerun()
 
 

@@ -257,7 +257,7 @@ def test_revoke_and_publish_on_the_data_page(app, campaign_tokens):
     run(at)
     rows = len(vote_records(conn, campaign))
     plural = "s" if rows != 1 else ""
-    assert f"{rows} vote{plural} published as dataset 'campaign ab' (now active)." in texts(at.success)
+    assert f"{rows} judgement{plural} published as dataset 'campaign ab' (now active)." in texts(at.success)
     with Store() as store:
         (dataset,) = store.datasets()
     assert at.session_state["active_dataset"] == dataset.id

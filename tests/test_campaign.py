@@ -349,7 +349,7 @@ def test_cli_create_vote_status_publish(files, db_path, capsys):
     assert "revoked the token of bob" in out and "annotator-3\t" in out
     assert main(["campaign", "publish", "cli"]) == 0
     # 4 pair items × 2 dimensions, 1 golden item on its first dimension
-    assert "9 votes stored as dataset 'campaign cli'" in capsys.readouterr().out
+    assert "9 judgements (5 judged items) stored as dataset 'campaign cli'" in capsys.readouterr().out
     assert main(["rank", "cli", "--annotators", "keep", "--ci", "none"]) == 0  # the campaign's name ranks its votes
     assert json.loads(capsys.readouterr().out)["n_models"] == 3
     assert main(["campaign", "status"]) == 0 and capsys.readouterr().out.split() == ["cli"]

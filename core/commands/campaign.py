@@ -65,14 +65,22 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
 
 def cmd_campaign(args: argparse.Namespace) -> int:
     from core.campaign.publish import publish
-    from core.campaign.store import connect
+    from core.campaign.store import connect, get_campaign
     from core.store import default_db_path
 
     db = args.db or default_db_path()
     if args.campaign_action == "publish":
+        from core.store import Store
+
         dataset = publish(db, args.name)
-        print(f"campaign '{shown(args.name)}': {dataset.rows:,} votes stored as dataset '{shown(dataset.name)}' "
-              f"(id {dataset.id})")
+        with closing(connect(db)) as conn:
+            first = get_campaign(conn, args.name).dimensions[0]
+        with Store(db) as store:
+            dimension = store.load(dataset.id, columns=["dimension"])["dimension"]
+        # Every judged item (a golden one too) has exactly one judgement on the campaign's first dimension.
+        items = int((dimension.astype(str) == first).sum())
+        print(f"campaign '{shown(args.name)}': {dataset.rows:,} judgements ({items:,} judged items) stored as "
+              f"dataset '{shown(dataset.name)}' (id {dataset.id})")
         return 0
     with closing(connect(db)) as conn:
         if args.campaign_action == "create":
