@@ -23,6 +23,47 @@ FILE_TYPES = ["csv", "jsonl", "json", "parquet"]
 
 
 @dataclass(frozen=True)
+class Settings:
+    """What the settings inputs of a new campaign say (shared by the Data page's and the Collect page's forms)."""
+
+    dimensions: list[str]
+    golden_rate: float
+    target: int
+    overlap: float
+    overlap_k: int
+    count: int
+    labels: list[str]
+    warnings: list[str]
+
+    def create_arguments(self) -> dict:
+        return {"dimensions": self.dimensions, "golden_rate": self.golden_rate, "target": self.target,
+                "overlap": self.overlap, "overlap_k": self.overlap_k}
+
+
+def settings_inputs(prefix: str, golden) -> Settings:
+    """The settings of a new campaign (widget keys ``<prefix>_…``) and the golden supply they give."""
+    left, middle, right = st.columns(3)
+    dimensions = left.text_input("Dimensions (comma-separated)", value="overall", key=f"{prefix}_dimensions")
+    rate = middle.number_input("Golden rate", min_value=0.0, max_value=0.9, value=DEFAULT_GOLDEN_RATE, step=0.05,
+                               key=f"{prefix}_golden_rate", help="share of items that are golden questions")
+    target = right.number_input("Items per annotator", min_value=1, value=DEFAULT_TARGET, step=10,
+                                key=f"{prefix}_target")
+    left, right = st.columns(2)
+    overlap = left.number_input("Overlap", min_value=0.0, max_value=1.0, value=DEFAULT_OVERLAP, step=0.05,
+                                key=f"{prefix}_overlap", help="share of real items judged by several annotators, "
+                                                              "so that their agreement can be measured (0: none)")
+    overlap_k = right.number_input("Annotators per overlap item", min_value=2, value=DEFAULT_OVERLAP_K, step=1,
+                                   key=f"{prefix}_overlap_k")
+    left, right = st.columns(2)
+    count = left.number_input("Tokens to issue", min_value=0, value=3, step=1, key=f"{prefix}_token_count")
+    names = right.text_input("…or annotator names (comma-separated)", key=f"{prefix}_annotators")
+    rate = float(rate) if golden is not None else 0.0
+    warnings = _golden_supply(golden, rate, int(target))
+    return Settings([d for d in dimensions.split(",") if d.strip()], rate, int(target), float(overlap),
+                    int(overlap_k), int(count), [n.strip() for n in names.split(",") if n.strip()], warnings)
+
+
+@dataclass(frozen=True)
 class Created:
     campaign: Campaign
     tokens: list[IssuedToken]
@@ -35,39 +76,20 @@ def create_form(conn: sqlite3.Connection) -> Created | None:
     name = st.text_input("Campaign name", key="campaign_name")
     answers = st.file_uploader("Answers file", type=FILE_TYPES, key="campaign_answers")
     golden = st.file_uploader("Golden file (optional)", type=FILE_TYPES, key="campaign_golden")
-    left, middle, right = st.columns(3)
-    dimensions = left.text_input("Dimensions (comma-separated)", value="overall", key="campaign_dimensions")
-    rate = middle.number_input("Golden rate", min_value=0.0, max_value=0.9, value=DEFAULT_GOLDEN_RATE, step=0.05,
-                               key="campaign_golden_rate", help="share of items that are golden questions")
-    target = right.number_input("Items per annotator", min_value=1, value=DEFAULT_TARGET, step=10,
-                                key="campaign_target")
-    left, right = st.columns(2)
-    overlap = left.number_input("Overlap", min_value=0.0, max_value=1.0, value=DEFAULT_OVERLAP, step=0.05,
-                                key="campaign_overlap", help="share of real items judged by several annotators, "
-                                                             "so that their agreement can be measured (0: none)")
-    overlap_k = right.number_input("Annotators per overlap item", min_value=2, value=DEFAULT_OVERLAP_K, step=1,
-                                   key="campaign_overlap_k")
-    left, right = st.columns(2)
-    count = left.number_input("Tokens to issue", min_value=0, value=3, step=1, key="campaign_token_count")
-    names = right.text_input("…or annotator names (comma-separated)", key="campaign_annotators")
+    settings = settings_inputs("campaign", golden)
     removed = st.multiselect("Remove from answers", options=list(RULES), default=list(RULES),
                              format_func=RULES.get, key="campaign_rules")
     active = st.checkbox("Active sampling", key="campaign_active",
                          help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit; "
                               "pair counts may then differ by a few instead of one")
-    rate = float(rate) if golden is not None else 0.0
-    warnings = _golden_supply(golden, rate, int(target))
     if not st.button("Create campaign", key="campaign_create", type="primary", disabled=answers is None):
         return None
     try:
         answer_table = read_answers(answers, name=answers.name)
         golden_table = read_golden(golden, name=golden.name) if golden is not None else None
-        campaign = create_campaign(conn, name, answer_table, golden_table,
-                                   dimensions=[d for d in dimensions.split(",") if d.strip()], golden_rate=rate,
-                                   target=int(target), cleaning=CleaningRules(**{r: r in removed for r in RULES}),
-                                   active_sampling=active, overlap=float(overlap), overlap_k=int(overlap_k))
-        labels = [n.strip() for n in names.split(",") if n.strip()]
-        issued = issue_tokens(conn, campaign, 0 if labels else int(count), labels)
+        campaign = create_campaign(conn, name, answer_table, golden_table, **settings.create_arguments(),
+                                   cleaning=CleaningRules(**{r: r in removed for r in RULES}), active_sampling=active)
+        issued = issue_tokens(conn, campaign, 0 if settings.labels else settings.count, settings.labels)
     except InputError as exc:
         st.error("The campaign was not created.")
         st.code(str(exc), language=None, wrap_lines=True)
@@ -75,7 +97,7 @@ def create_form(conn: sqlite3.Connection) -> Created | None:
     except CampaignError as exc:
         st.error(f"The campaign was not created: {plain(exc)}")
         return None
-    return Created(campaign, issued, warnings)
+    return Created(campaign, issued, settings.warnings)
 
 
 def sentence(text: str) -> str:

@@ -9,11 +9,11 @@ import pandas as pd
 import streamlit as st
 
 from core.campaign import CampaignError, connect, create_campaign, issue_tokens, read_golden
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_TARGET
 from core.collect import CollectStore, answers_table, summarize
 from core.collect.export import run_answers_for_campaign, to_bytes
 from core.io import InputError
 from pages._campaign_admin import tokens_csv
+from pages._campaign_create import settings_inputs
 from pages._collect_jobs import last_job
 from pages._collect_parts import VIEWED_RUN, WANTED_RUN
 from pages._shared import plain
@@ -71,27 +71,15 @@ def _campaign_form(db_path: str, run: str, missing: int) -> None:
     name = st.text_input("Campaign name", value=run, key="collect_campaign_name")
     golden = st.file_uploader("Golden file (optional)", type=["csv", "jsonl", "json", "parquet"],
                               key="collect_campaign_golden", help="question, correct_answer, wrong_answer")
-    left, middle, right = st.columns(3)
-    dimensions = left.text_input("Dimensions (comma-separated)", value="overall", key="collect_campaign_dimensions")
-    rate = middle.number_input("Golden rate", min_value=0.0, max_value=0.9, value=DEFAULT_GOLDEN_RATE, step=0.05,
-                               key="collect_campaign_golden_rate", help="share of golden items (with a golden file)")
-    target = right.number_input("Items per annotator", min_value=1, value=DEFAULT_TARGET, step=10,
-                                key="collect_campaign_target")
-    left, right = st.columns(2)
-    count = left.number_input("Tokens to issue", min_value=0, value=3, step=1, key="collect_campaign_token_count")
-    annotators = right.text_input("…or annotator names (comma-separated)", key="collect_campaign_annotators")
+    settings = settings_inputs("collect_campaign", golden)
     if not st.button("Create campaign", type="primary", key="collect_campaign_create"):
         return
-    labels = [n.strip() for n in annotators.split(",") if n.strip()]
     try:
         answers = run_answers_for_campaign(db_path, run)
         golden_table = read_golden(golden, name=golden.name) if golden is not None else None
         with closing(connect(db_path)) as conn:
-            campaign = create_campaign(conn, name, answers, golden_table,
-                                       dimensions=[d for d in dimensions.split(",") if d.strip()],
-                                       golden_rate=float(rate) if golden_table is not None else 0.0,
-                                       target=int(target))
-            issued = issue_tokens(conn, campaign, 0 if labels else int(count), labels)
+            campaign = create_campaign(conn, name, answers, golden_table, **settings.create_arguments())
+            issued = issue_tokens(conn, campaign, 0 if settings.labels else settings.count, settings.labels)
     except InputError as exc:
         st.error("The campaign was not created.")
         st.code(str(exc), language=None, wrap_lines=True)

@@ -194,6 +194,8 @@ def test_a_finished_run_makes_a_campaign_from_its_answers(router, servers, db_pa
     at.text_input(key="collect_campaign_name").set_value("from-run")
     at.text_input(key="collect_campaign_dimensions").set_value("overall, helpfulness")
     at.text_input(key="collect_campaign_annotators").set_value("ann, bob")
+    at.number_input(key="collect_campaign_overlap").set_value(0.25)
+    at.number_input(key="collect_campaign_overlap_k").set_value(3)
     at = click(at, "collect_campaign_create")
     assert any("from-run" in t and "created" in t for t in texts(at.success))
     tokens = [d.value for d in at.dataframe if list(d.value.columns) == ["annotator", "token"]]
@@ -203,6 +205,7 @@ def test_a_finished_run_makes_a_campaign_from_its_answers(router, servers, db_pa
         stored = conn.execute("SELECT query_id, model FROM campaign_answers WHERE campaign_id = ? ORDER BY 1, 2",
                               [campaign.id]).fetchall()
     assert campaign.dimensions == ("overall", "helpfulness")
+    assert (campaign.overlap, campaign.overlap_k) == (0.25, 3)  # the same settings as the Data page's form
     assert stored == sorted(stored_pairs(db_path))
     at = click(at, "collect_campaign_create")  # the same name again: refused, nothing changed
     assert any("already exists" in t for t in texts(at.error))
@@ -218,6 +221,9 @@ def test_a_campaign_from_a_run_takes_a_golden_file_and_a_target(router, servers,
     at.file_uploader(key="collect_campaign_golden").set_value(("golden.csv", golden, "text/csv"))
     at.number_input(key="collect_campaign_target").set_value(20)
     at = run(at)
+    # the golden supply is shown before anything is stored, as on the Data page
+    assert any("Golden supply: each annotator's 20 items plan 2 golden items" in t for t in texts(at.caption))
+    assert not at.error
     at = click(at, "collect_campaign_create")
     with closing(connect(db_path)) as conn:
         campaign = get_campaign(conn, "collection-1")

@@ -100,7 +100,7 @@ def upload(page, tmp_path: Path, name: str, text: str) -> None:
     button = page.get_by_role("button", name="Validate and store", exact=True)
     upload_files(page, "upload_file", [path], then=button)
     act(page, button.click, until=page.get_by_test_id("stAlert").filter(
-        has_text=re.compile(rf"stored .* as dataset|already stored|The file was not stored")).first)
+        has_text=re.compile(r"stored .* as dataset|already stored|The file was not stored")).first)
 
 
 def test_a_page_loads_with_the_empty_store_info(browser, empty_server):

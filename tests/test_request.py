@@ -15,7 +15,7 @@ from core import annotator_report, bias_report
 from core.bias import diagnose
 from core.cli import main
 from core.io.votes import votes_from_frame
-from core.rank_report import to_csv, to_json, to_markdown
+from core.rank_report import to_json, to_markdown
 from core.rank_run import parse_by, rank_input
 from core.ranking import RankSettings
 from core.request import (DimensionError, count_items, dimension_order, item_codes, one_row_per_item,

@@ -13,7 +13,6 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from core.io.columns import text_values
