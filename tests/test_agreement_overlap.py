@@ -71,7 +71,8 @@ def test_too_little_overlap_gives_no_number_and_says_why():
 
 
 def test_the_reports_say_not_enough_overlap():
-    report = annotator_report.build(pd.DataFrame(agreeing(4) + golden_disagreement(5)))
+    # policy keep: u2 fails the golden questions, and excluding u2 would leave no pair to compare
+    report = annotator_report.build(pd.DataFrame(agreeing(4) + golden_disagreement(5)), policy="keep")
     data = json.loads(annotator_report.to_json(report))["agreement"]
     assert data["krippendorff_alpha"] is None and data["fleiss_kappa"] is None
     assert data["cohen_kappa"] == [{"annotator_1": "u1", "annotator_2": "u2", "n_items": 4, "kappa": None}]
@@ -153,7 +154,10 @@ def test_fast_path_equals_the_item_table_path_with_golden_and_dimensions(rows, m
 
 def test_the_annotators_page_says_not_enough_overlap(app_router):
     with Store() as store:
-        csv = pd.DataFrame(agreeing(4) + golden_disagreement(5)).to_csv(index=False).encode()
+        # both annotators right on every golden question, so the page's default policy (exclude) keeps both
+        golden = [vote(f"golden:{i}", "golden:correct", "golden:wrong", who, "model_a", golden=True)
+                  for i in range(5) for who in ("u1", "u2")]
+        csv = pd.DataFrame(agreeing(4) + golden).to_csv(index=False).encode()
         dataset = store.ingest(load(csv, name="few.csv")).dataset
     at = open_page("annotators", dataset.id)
     assert not at.exception
