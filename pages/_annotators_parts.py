@@ -9,13 +9,9 @@ import streamlit as st
 from core.agreement import agreement_from_votes
 from core.filters import Filters
 from core.ranking import RankingError, RankSettings, rank_votes
-from core.request import prepare_votes
 from pages._filters import DIMENSION_HOW
-from pages._shared import load_dataset
+from pages._request import prepared_request
 
-
-ANNOTATOR_COLUMNS = ("query_id", "game_id", "dimension", "timestamp", "model_a", "model_b", "winner", "annotator_id",
-                     "response_time_s", "is_golden", "golden_answer", "weight")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -23,9 +19,7 @@ def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filt
                        policy: str = "exclude") -> dict:
     """Quality (one row per judged item), agreement and response times of the analysed dimension, and the
     rankings before and after the annotator ``policy`` (core.request, as ``evalboard annotators``)."""
-    frame = load_dataset(db_path, dataset_id, sha256)
-    prepared = prepare_votes(frame[[c for c in ANNOTATOR_COLUMNS if c in frame.columns]], policy, filters,
-                             alpha=alpha)
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy, alpha)
     every = prepared.before_policy
     times = every["response_time_s"].to_numpy(dtype=float) if "response_time_s" in every else np.array([])
     changed = prepared.policy.judgements if policy != "keep" else 0

@@ -14,13 +14,9 @@ from core.filters import Filters
 from core.pairwise import battle_matrix, compress_votes
 from core.ranking import analysed_votes, without_absent_models
 from core.report import votes_data as vd
-from core.request import prepare_votes
 from pages._filters import DIMENSION_HOW
-from pages._shared import load_dataset
+from pages._request import prepared_request
 
-
-BIAS_COLUMNS = ("vote_id", "query_id", "game_id", "dimension", "model_a", "model_b", "winner", "annotator_id",
-                "timestamp", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer", "weight")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -28,8 +24,7 @@ def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, a
                  policy: str = "exclude") -> dict:
     """Diagnostics, length points, battle counts and raw-vs-corrected win rates of the request's votes
     (one dimension, the annotator ``policy`` applied: core.request, as ``evalboard bias`` reads them)."""
-    frame = load_dataset(db_path, dataset_id, sha256)
-    prepared = prepare_votes(frame[[c for c in BIAS_COLUMNS if c in frame.columns]], policy, filters)
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy)
     votes = prepared.votes
     report = diagnose(votes, alpha=alpha)
     out: dict = {"report": report, "length": length_points(votes), "n_rows": len(votes),

@@ -14,9 +14,8 @@ from core.pairwise import battle_matrix, compress_votes, observed_win_rates
 from core.rank_report import ELO_SCHEMES
 from core.rank_run import rank_groups, require_votes_after_policy, with_request
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
-from core.request import prepare_votes
 from pages._filters import DIMENSION_HOW
-from pages._shared import load_dataset
+from pages._request import prepared_request
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
                  "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length"}
@@ -24,23 +23,9 @@ CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximati
 BY = ("game_id", "dimension")
 
 
-# What the rankings read: everything but free text (vote ids, categories), which only costs time when a
-# million rows are filtered and copied; query ids tell judged items apart (core.request).
-RANKING_COLUMNS = ("model_a", "model_b", "winner", "annotator_id", "query_id", "timestamp", "response_time_s",
-                   "len_a", "len_b", "is_golden", "golden_answer", "weight", *BY)
-
-
 # Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
 # propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
 SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def prepared_request(db_path: str, dataset_id: int, sha256: str, filters: Filters, policy: str):
-    """The request's prepared votes (core.request), shared by every scheme and group of the page: a
-    resource, not copied per use (the analyses never change a frame they are given)."""
-    votes = load_dataset(db_path, dataset_id, sha256)
-    return prepare_votes(votes[[c for c in RANKING_COLUMNS if c in votes.columns]], policy, filters)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -14,6 +14,7 @@ from core.io import load
 from core.rank_run import rank_input
 from core.ranking import RankSettings
 from core.samples import arena_demo
+from pages import _request as request_cache
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,8 @@ def votes():
 @pytest.mark.parametrize("scheme", ["bt", "winrate", "stratified", "ipw", "adjusted"])
 @pytest.mark.parametrize("policy", ["exclude", "downweight", "keep"])
 def test_page_fits_equal_rank_input(votes, monkeypatch, scheme, policy):
-    monkeypatch.setattr(parts, "load_dataset", lambda *args, **kwargs: votes)
+    monkeypatch.setattr(request_cache, "load_dataset", lambda *args, **kwargs: votes)
+    request_cache.prepared_request.clear()  # its key ("db", 1, "sha") would be another test's otherwise
     ci = "none" if scheme == "adjusted" else "bootstrap"
     page = parts.compute.__wrapped__("db", 1, "sha", Filters(), scheme, ci, 50, 0, policy)["ranking"]
     reference = rank_input("votes", votes, RankSettings(scheme=scheme, ci=ci, replicates=50, seed=0),
