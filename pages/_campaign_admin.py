@@ -33,7 +33,7 @@ def campaign_section() -> None:
         st.success(plain(flash))
     for warning in st.session_state.pop(FLASH_WARNINGS, []):
         st.warning(plain(sentence(warning)))
-    _show_new_tokens()
+    show_new_tokens()
     try:
         _sections()
     except sqlite3.Error as exc:
@@ -64,19 +64,21 @@ def tokens_csv(tokens: list[tuple[str, str]]) -> bytes:
     return csv_frame(pd.DataFrame(tokens, columns=["annotator", "token"])).encode()
 
 
-def _show_new_tokens() -> None:
-    new = st.session_state.get(NEW_TOKENS)
+def show_new_tokens(state_key: str = NEW_TOKENS, key_prefix: str = "campaign") -> None:
+    """The tokens of a campaign just made (``st.session_state[state_key]``: name, [(annotator, token)]),
+    shown once with a download, until the owner says they are saved."""
+    new = st.session_state.get(state_key)
     if not new:
         return
     name, tokens = new
     st.warning(f"Tokens for '{plain(name)}' — shown once: download them or copy them now.")
     table = pd.DataFrame(tokens, columns=["annotator", "token"])
-    st.dataframe(table, hide_index=True, key="campaign_tokens_table")
+    st.dataframe(table, hide_index=True, key=f"{key_prefix}_tokens_table")
     left, right = st.columns(2)
     left.download_button("Download tokens (CSV)", tokens_csv(tokens), file_name=f"{name}-tokens.csv",
-                         mime="text/csv", key="campaign_tokens_download")
-    if right.button("I have saved them", key="campaign_tokens_done"):
-        st.session_state.pop(NEW_TOKENS, None)
+                         mime="text/csv", key=f"{key_prefix}_tokens_download")
+    if right.button("I have saved them", key=f"{key_prefix}_tokens_done"):
+        st.session_state.pop(state_key, None)
         st.rerun()
 
 

@@ -7,6 +7,7 @@ anything is stored, and returns what a press of "Create campaign" made (the call
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -84,11 +85,17 @@ def create_form(conn: sqlite3.Connection) -> Created | None:
                               "pair counts may then differ by a few instead of one")
     if not st.button("Create campaign", key="campaign_create", type="primary", disabled=answers is None):
         return None
+    return create_with_tokens(conn, settings, lambda: create_campaign(
+        conn, name, read_answers(answers, name=answers.name),
+        read_golden(golden, name=golden.name) if golden is not None else None, **settings.create_arguments(),
+        cleaning=CleaningRules(**{r: r in removed for r in RULES}), active_sampling=active))
+
+
+def create_with_tokens(conn: sqlite3.Connection, settings: Settings, make: Callable[[], Campaign]) -> Created | None:
+    """Make the campaign (``make`` reads the files and creates it) and issue its tokens; None when either
+    is refused, with the reason shown (an input error with its rows and columns)."""
     try:
-        answer_table = read_answers(answers, name=answers.name)
-        golden_table = read_golden(golden, name=golden.name) if golden is not None else None
-        campaign = create_campaign(conn, name, answer_table, golden_table, **settings.create_arguments(),
-                                   cleaning=CleaningRules(**{r: r in removed for r in RULES}), active_sampling=active)
+        campaign = make()
         issued = issue_tokens(conn, campaign, 0 if settings.labels else settings.count, settings.labels)
     except InputError as exc:
         st.error("The campaign was not created.")

@@ -8,12 +8,11 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
-from core.campaign import CampaignError, connect, create_campaign, issue_tokens, read_golden
+from core.campaign import connect, create_campaign, read_golden
 from core.collect import CollectStore, answers_table, summarize
 from core.collect.export import run_answers_for_campaign, to_bytes
-from core.io import InputError
-from pages._campaign_admin import tokens_csv
-from pages._campaign_create import settings_inputs
+from pages._campaign_admin import show_new_tokens
+from pages._campaign_create import create_with_tokens, settings_inputs
 from pages._collect_jobs import last_job
 from pages._collect_parts import VIEWED_RUN, WANTED_RUN
 from pages._shared import plain
@@ -74,35 +73,18 @@ def _campaign_form(db_path: str, run: str, missing: int) -> None:
     settings = settings_inputs("collect_campaign", golden)
     if not st.button("Create campaign", type="primary", key="collect_campaign_create"):
         return
-    try:
-        answers = run_answers_for_campaign(db_path, run)
-        golden_table = read_golden(golden, name=golden.name) if golden is not None else None
-        with closing(connect(db_path)) as conn:
-            campaign = create_campaign(conn, name, answers, golden_table, **settings.create_arguments())
-            issued = issue_tokens(conn, campaign, 0 if settings.labels else settings.count, settings.labels)
-    except InputError as exc:
-        st.error("The campaign was not created.")
-        st.code(str(exc), language=None, wrap_lines=True)
+    with closing(connect(db_path)) as conn:
+        created = create_with_tokens(conn, settings, lambda: create_campaign(
+            conn, name, run_answers_for_campaign(db_path, run),
+            read_golden(golden, name=golden.name) if golden is not None else None, **settings.create_arguments()))
+    if created is None:
         return
-    except CampaignError as exc:
-        st.error(f"The campaign was not created: {plain(exc)}")
-        return
-    st.session_state[NEW_TOKENS] = (campaign.name, [(t.label, t.token) for t in issued])
+    st.session_state[NEW_TOKENS] = (created.campaign.name, [(t.label, t.token) for t in created.tokens])
     st.rerun()
 
 
 def _show_new_tokens() -> None:
     new = st.session_state.get(NEW_TOKENS)
-    if not new:
-        return
-    name, tokens = new
-    st.success(f"Campaign '{plain(name)}' created from this run's answers. Manage it on the Data page.")
-    st.warning("Annotator tokens — shown once: download them or copy them now.")
-    st.dataframe(pd.DataFrame(tokens, columns=["annotator", "token"]), hide_index=True,
-                 key="collect_campaign_tokens_table")
-    left, right = st.columns(2)
-    left.download_button("Download tokens (CSV)", tokens_csv(tokens), file_name=f"{name}-tokens.csv", mime="text/csv",
-                         key="collect_campaign_tokens_download")
-    if right.button("I have saved them", key="collect_campaign_tokens_done"):
-        st.session_state.pop(NEW_TOKENS, None)
-        st.rerun()
+    if new:
+        st.success(f"Campaign '{plain(new[0])}' created from this run's answers. Manage it on the Data page.")
+        show_new_tokens(NEW_TOKENS, key_prefix="collect_campaign")

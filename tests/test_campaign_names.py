@@ -4,12 +4,11 @@ what exists, and the owner's annotator names in every analysis of the store."""
 from __future__ import annotations
 
 import json
-import secrets
 import time
 
 import pytest
 
-from core.campaign import (connect, create_campaign, issue_tokens, publish, read_answers, read_golden, record_vote,
+from core.campaign import (issue_tokens, publish, record_vote,
                            serve_next)
 from core.cli import main
 from core.formats import jsonl_text
@@ -17,29 +16,9 @@ from core.io import load
 from core.store import DatasetNotFound, Store
 from core.store.database import annotator_display_names
 from core.store.names import MAX_LISTED
-from tests.test_campaign import ANSWERS_CSV, GOLDEN_CSV
+from tests.test_campaign import ANSWERS_CSV, GOLDEN_CSV, campaign, conn, fixed_tokens  # noqa: F401 - fixtures
 
 LABELS = ("Zelda Quill", "Yorick Moss")  # names no other text of a page or report could contain
-
-
-@pytest.fixture(autouse=True)
-def fixed_tokens(monkeypatch):
-    numbers = iter(range(10_000))
-    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"fixed-secret-{next(numbers):04d}")
-
-
-@pytest.fixture
-def conn(db_path):
-    connection = connect(db_path)
-    yield connection
-    connection.close()
-
-
-@pytest.fixture
-def campaign(conn):
-    return create_campaign(conn, "demo", read_answers(ANSWERS_CSV, name="answers.csv"),
-                           read_golden(GOLDEN_CSV, name="golden.csv"), dimensions=("overall", "style"),
-                           golden_rate=0.3, target=5, seed=3)
 
 
 @pytest.fixture

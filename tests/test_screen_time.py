@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 
 import pytest
 
-from core.campaign import (CampaignError, TokenError, connect, create_campaign, issue_tokens, read_answers,
+from core.campaign import (CampaignError, TokenError, create_campaign, issue_tokens, read_answers,
                            record_screen_event, record_vote, revoke_token, serve_next, vote_records)
 from core.store.schema import SCHEMA_VERSION, ensure_schema
+from tests.test_campaign import conn, fixed_tokens  # noqa: F401 - fixtures
 
 ANSWERS_CSV = ("query_id,prompt,model,answer\n" + "".join(
     f"q{q},Question {q}?,{m},Answer {q} {m}\n" for q in range(3) for m in ("alpha", "beta", "gamma"))).encode()
 VOTE = {"overall": "model_a"}
-
-
-@pytest.fixture(autouse=True)
-def fixed_tokens(monkeypatch):
-    numbers = iter(range(10_000))
-    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: f"fixed-secret-{next(numbers):04d}")
-
-
-@pytest.fixture
-def conn(db_path):
-    connection = connect(db_path)
-    yield connection
-    connection.close()
 
 
 @pytest.fixture
