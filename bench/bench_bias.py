@@ -7,8 +7,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from core import bias_report
-from core.bias import diagnose
+from core.bias import render as bias_report
+from core.bias.diagnose import diagnose
 from core.io.votes import votes_from_frame
 from core.ranking import RankSettings, rank_votes
 from core.samples import arena_demo

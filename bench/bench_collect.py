@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.collect import CollectStore, Query, RunSettings, collect, parse_models
-from core.llm import run_sync
+from core.llm.client import run_sync
 
 PROVIDERS = ("openai", "azure", "gemini", "doubao", "local")
 

@@ -33,9 +33,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.friedman import friedman  # noqa: E402
+from core.stats.friedman import friedman  # noqa: E402
 from core.io import load  # noqa: E402
-from core.leaderboard import (LeaderboardSettings, aggregate, bootstrap_intervals, pivot, point_estimates,  # noqa: E402
+from core.leaderboard.aggregate import (LeaderboardSettings, aggregate, bootstrap_intervals, pivot, point_estimates,  # noqa: E402
                               ranking_order, score_matrix)
 
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(HERE.parent))
 import synthetic  # noqa: E402
 
 from core import bradley_terry as bt  # noqa: E402
-from core.bootstrap import bootstrap_bt  # noqa: E402
-from core.pairwise import compress, win_matrix  # noqa: E402
+from core.ranking.bootstrap import bootstrap_bt  # noqa: E402
+from core.ranking.cells import compress, win_matrix  # noqa: E402
 
 OUT = HERE / "out"
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"

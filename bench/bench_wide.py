@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.io import load  # noqa: E402
-from core.leaderboard import LeaderboardSettings, aggregate  # noqa: E402
+from core.leaderboard.aggregate import LeaderboardSettings, aggregate  # noqa: E402
 from core.store import Store  # noqa: E402
 
 

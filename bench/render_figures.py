@@ -18,8 +18,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.bias_stats import Binomial, Logit  # noqa: E402
-from core.bias import ModelShare  # noqa: E402
+from core.stats.significance import Binomial, Logit  # noqa: E402
+from core.bias.diagnose import ModelShare  # noqa: E402
 from core.charts import critical_difference_figure  # noqa: E402
 from core.charts.annotators import quality_scatter, response_time_histogram  # noqa: E402
 from core.charts.bias import length_curve, model_share_chart  # noqa: E402

@@ -3,7 +3,7 @@
 Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 130 interrupted
 (Ctrl-C), 1 other.
 
-Building the parser imports only the standard library and :mod:`core.choices`: each command imports
+Building the parser imports only the standard library and :mod:`core.schema`: each command imports
 what it uses when it runs, so ``--help`` answers at once and a command loads no other command's
 libraries (tests/test_cli_imports.py keeps it so).
 """
@@ -31,7 +31,7 @@ def _one_line_on_ctrl_c(kind, value, traceback) -> None:
 if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
     sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
 
-from core.choices import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
+from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
     TIE_MODELS
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
@@ -142,7 +142,7 @@ DIMENSION_HELP = ("the dimension to analyse when the votes judge several (defaul
 
 
 def _request_options(parser: argparse.ArgumentParser) -> None:
-    """The options that prepare a request's votes for every analysis (core.request): the same everywhere."""
+    """The options that prepare a request's votes for every analysis (core.ranking.request): the same everywhere."""
     parser.add_argument("--policy", "--annotators", dest="policy", choices=POLICIES, default="exclude",
                         help=POLICY_HELP)
     parser.add_argument("--dimension", metavar="NAME", help=DIMENSION_HELP)
@@ -236,8 +236,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_rank(args: argparse.Namespace) -> int:
     from core.io import parse_pairs
-    from core.rank_report import to_csv, to_json, to_markdown
-    from core.rank_run import parse_by, rank_input
+    from core.ranking.render import to_csv, to_json, to_markdown
+    from core.ranking.inputs import parse_by, rank_input
     from core.ranking import RankSettings
 
     anchor = None
@@ -258,9 +258,9 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from core.io import InputError, Problem
-    from core.leaderboard import LeaderboardSettings, aggregate
-    from core.leaderboard_report import full_markdown as leaderboard_markdown
-    from core.leaderboard_report import to_json as leaderboard_json
+    from core.leaderboard.aggregate import LeaderboardSettings, aggregate
+    from core.leaderboard.render import full_markdown as leaderboard_markdown
+    from core.leaderboard.render import to_json as leaderboard_json
 
     settings = LeaderboardSettings(args.rank_by, args.bootstrap, args.alpha, args.seed, args.stratified, args.metric)
     kind, frame = read_input(args)
@@ -274,9 +274,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _votes_input(args: argparse.Namespace):
-    """The request's votes, prepared once (dimension, annotator policy: core.request)."""
+    """The request's votes, prepared once (dimension, annotator policy: core.ranking.request)."""
     from core.io import InputError, Problem
-    from core.request import prepare_votes
+    from core.ranking.request import prepare_votes
 
     kind, frame = read_input(args)
     if kind != "votes":
@@ -286,8 +286,8 @@ def _votes_input(args: argparse.Namespace):
 
 
 def cmd_bias(args: argparse.Namespace) -> int:
-    from core import bias_report
-    from core.bias import diagnose
+    from core.bias import render as bias_report
+    from core.bias.diagnose import diagnose
 
     prepared = _votes_input(args)
     report = diagnose(prepared.votes, alpha=args.alpha)
@@ -297,7 +297,7 @@ def cmd_bias(args: argparse.Namespace) -> int:
 
 
 def cmd_annotators(args: argparse.Namespace) -> int:
-    from core import annotator_report
+    from core.annotators import report as annotator_report
 
     report = annotator_report.build_prepared(_votes_input(args), alpha=args.alpha)
     write_output(annotator_report.to_json(report) if args.format == "json" else
@@ -348,7 +348,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
-    from core.demo import ensure_samples
+    from core.samples.demo import ensure_samples
     from core.store import Store
 
     with Store(args.db) as store:

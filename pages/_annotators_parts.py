@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.agreement import agreement_from_votes
+from core.annotators.agreement import agreement_from_votes
 from core.filters import Filters
 from core.ranking import RankingError, RankSettings, rank_votes
 from pages._filters import DIMENSION_HOW
@@ -18,7 +18,7 @@ from pages._request import prepared_request
 def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float,
                        policy: str = "exclude") -> dict:
     """Quality (one row per judged item), agreement and response times of the analysed dimension, and the
-    rankings before and after the annotator ``policy`` (core.request, as ``evalboard annotators``)."""
+    rankings before and after the annotator ``policy`` (core.ranking.request, as ``evalboard annotators``)."""
     prepared = prepared_request(db_path, dataset_id, sha256, filters, policy, alpha)
     every = prepared.before_policy
     times = every["response_time_s"].to_numpy(dtype=float) if "response_time_s" in every else np.array([])

@@ -7,11 +7,11 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.bias import PRACTICAL_SHARE, BiasReport, Unavailable, diagnose, length_points, points
-from core.bias_stats import p_text
+from core.bias.diagnose import PRACTICAL_SHARE, BiasReport, Unavailable, diagnose, length_points, points
+from core.stats.significance import p_text
 from core.charts.bias import model_share_chart
 from core.filters import Filters
-from core.pairwise import battle_matrix, compress_votes
+from core.ranking.cells import battle_matrix, compress_votes
 from core.ranking import analysed_votes, without_absent_models
 from core.report import votes_data as vd
 from pages._filters import DIMENSION_HOW
@@ -23,7 +23,7 @@ from pages._request import prepared_request
 def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float,
                  policy: str = "exclude") -> dict:
     """Diagnostics, length points, battle counts and raw-vs-corrected win rates of the request's votes
-    (one dimension, the annotator ``policy`` applied: core.request, as ``evalboard bias`` reads them)."""
+    (one dimension, the annotator ``policy`` applied: core.ranking.request, as ``evalboard bias`` reads them)."""
     prepared = prepared_request(db_path, dataset_id, sha256, filters, policy)
     votes = prepared.votes
     report = diagnose(votes, alpha=alpha)

@@ -14,8 +14,8 @@ import streamlit as st
 
 from core.campaign import (Campaign, CampaignError, IssuedToken, create_campaign, golden_supply, issue_tokens,
                            read_answers, read_golden)
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
-from core.cleaning import CleaningRules
+from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from core.llm.cleaning import CleaningRules
 from core.io import InputError
 from pages._shared import plain
 

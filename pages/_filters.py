@@ -3,7 +3,7 @@ policy every analysis page applies.
 
 Widget keys carry the dataset id, so each dataset keeps its own selection across page switches and a
 selection never meets another dataset's values. Pages read the same keys through :func:`active_filters`.
-A votes dataset with several dimensions is analysed one dimension at a time (core.request): the
+A votes dataset with several dimensions is analysed one dimension at a time (core.ranking.request): the
 dimension is one choice, the first by default. The annotator policy is one choice for every page
 (:func:`active_policy`), so Rankings, Bias, Annotators and Reports read the same votes.
 """

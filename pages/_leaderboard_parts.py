@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.filters import Filters
 from core.filters import apply as apply_filters
-from core.leaderboard import Leaderboard, LeaderboardSettings, aggregate
+from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate
 from pages._shared import load_dataset
 
 DASH = "–"

@@ -7,12 +7,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from core import bradley_terry as bt
-from core.display import is_internal
+from core.ranking import bradley_terry as bt
+from core.annotators.golden_names import is_internal
 from core.filters import Filters
-from core.pairwise import battle_matrix, compress_votes, observed_win_rates
-from core.rank_report import ELO_SCHEMES
-from core.rank_run import rank_groups, require_votes_after_policy, with_request
+from core.ranking.cells import battle_matrix, compress_votes, observed_win_rates
+from core.ranking.render import ELO_SCHEMES
+from core.ranking.inputs import rank_groups, require_votes_after_policy, with_request
 from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
 from pages._filters import DIMENSION_HOW
 from pages._request import prepared_request
@@ -33,7 +33,7 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
             seed: int, annotators: str) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
-    # One prepared value (core.request): the dimension, and the annotator policy decided once on one row per
+    # One prepared value (core.ranking.request): the dimension, and the annotator policy decided once on one row per
     # judged item; every fit below reuses it, as rank_input does, and so does every scheme and group.
     prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
     kept = prepared.votes

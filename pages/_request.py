@@ -1,4 +1,4 @@
-"""One prepared request (core.request) shared by the votes pages: Rankings, Bias and Annotators.
+"""One prepared request (core.ranking.request) shared by the votes pages: Rankings, Bias and Annotators.
 
 The three pages analyse the same votes under the same dimension and annotator policy, so they read one
 cached value instead of preparing the votes each (which, with the background prefetch of Bias and
@@ -10,12 +10,12 @@ from __future__ import annotations
 import streamlit as st
 
 from core.filters import Filters
-from core.request import PreparedVotes, prepare_votes
+from core.ranking.request import PreparedVotes, prepare_votes
 from pages._shared import load_dataset
 
 # Every column a votes page reads. Free text (categories, prompts) is left out: it only costs time when a
 # million rows are filtered and copied. vote_id breaks ties of equal timestamps in the Bias page's
-# session halves; query ids tell judged items apart (core.request).
+# session halves; query ids tell judged items apart (core.ranking.request).
 REQUEST_COLUMNS = ("vote_id", "query_id", "game_id", "dimension", "timestamp", "model_a", "model_b", "winner",
                    "annotator_id", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer", "weight")
 

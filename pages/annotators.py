@@ -4,7 +4,7 @@ the unqualified out does to the ranking."""
 import pandas as pd
 import streamlit as st
 
-from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY
+from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
 from pages._annotators_parts import (

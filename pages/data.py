@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from core.demo import ensure_samples
-from core.display import plain_frame
+from core.samples.demo import ensure_samples
+from core.annotators.golden_names import plain_frame
 from core.io import MISSING_RULES, READ_KINDS, InputError, load
 from pages._campaign_admin import campaign_section
 from pages._mapping import mapping_form

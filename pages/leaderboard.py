@@ -6,9 +6,9 @@ import streamlit as st
 
 from core.charts import critical_difference_figure
 from core.charts.runs import category_heatmap, leaderboard_bars, pairwise_matrix
-from core.friedman import FriedmanError
-from core.leaderboard import LeaderboardError, pivot
-from core.leaderboard_report import friedman_sentences
+from core.stats.friedman import FriedmanError
+from core.leaderboard.aggregate import LeaderboardError, pivot
+from core.leaderboard.render import friedman_sentences
 from core.store import default_db_path
 from pages._leaderboard_parts import (
     bar_rows,

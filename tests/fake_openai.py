@@ -1,7 +1,7 @@
 """A fake OpenAI-compatible HTTP server for tests: real sockets on 127.0.0.1, programmable answers,
 latency and faults, and a record of every request.
 
-It speaks enough of the OpenAI API for ``core.llm`` (and the official ``openai`` package):
+It speaks enough of the OpenAI API for ``core.llm.client`` (and the official ``openai`` package):
 
 - ``POST /v1/chat/completions`` — one choice; ``usage`` (prompt/completion/total tokens, counted as
   whitespace-separated words) and ``finish_reason`` (``"stop"``, or ``"length"`` when the content has

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa as sm_fleiss, to_table
 
-from core.agreement import (
+from core.annotators.agreement import (
     agreement_summary,
     cohen_kappa,
     cohen_parts,
@@ -306,7 +306,7 @@ _votes = st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3", None]), st.sample
 @settings(max_examples=80, deadline=None)
 @given(_votes, st.booleans())
 def test_fast_agreement_equals_the_item_table_path(rows, categorical):
-    from core.agreement import agreement_from_votes
+    from core.annotators.agreement import agreement_from_votes
 
     frame = pd.DataFrame(rows, columns=["query_id", "model_a", "model_b", "annotator_id", "winner"])
     if categorical:

@@ -1,4 +1,4 @@
-"""Agreement on real overlap only (core.agreement): golden items set apart, items judged once ignored,
+"""Agreement on real overlap only (core.annotators.agreement): golden items set apart, items judged once ignored,
 sides normalised, dimensions kept apart, and no coefficient below MIN_OVERLAP_ITEMS overlapping items."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import annotator_report
-from core.agreement import MIN_OVERLAP_ITEMS, agreement_from_votes, agreement_summary, items_from_votes
+from core.annotators import report as annotator_report
+from core.annotators.agreement import MIN_OVERLAP_ITEMS, agreement_from_votes, agreement_summary, items_from_votes
 from core.io import load
 from core.store import Store
 from tests.app_pages import app_router, open_page  # noqa: F401 - fixtures

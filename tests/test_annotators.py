@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import annotator_report
-from core.annotators import annotator_quality, apply_policy
+from core.annotators import report as annotator_report
+from core.annotators.quality import annotator_quality, apply_policy
 from core.io.votes import votes_from_frame
 from core.samples import RANDOM_CLICKERS, arena_demo
 from tests.conftest import shared_file

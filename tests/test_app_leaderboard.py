@@ -12,7 +12,7 @@ import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
-from core.demo import ensure_samples
+from core.samples.demo import ensure_samples
 from core.io import load
 from core.store import Store
 from tests.conftest import shared_file

@@ -1,4 +1,4 @@
-"""Bias diagnostics (core.bias, core.bias_report) against the METHODS §4 references, planted biases,
+"""Bias diagnostics (core.bias.diagnose, core.bias.render) against the METHODS §4 references, planted biases,
 a calibration check on bias-free data, and the DESIGN "CLI" JSON contract of ``evalboard bias``."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
-from core import bias_report
-from core.bias import (Unavailable, binomial, corrections, diagnose, holm, logit_fit, pairing_test, session_halves,
+from core.bias import render as bias_report
+from core.bias.diagnose import (Unavailable, binomial, corrections, diagnose, holm, logit_fit, pairing_test, session_halves,
                        two_proportions, weighted_score_test, _table_test)
-from core.corrections import ipw_weights
+from core.ranking.corrections import ipw_weights
 from core.io import load
 from core.io.votes import votes_from_frame
 from core.samples import BIASED_MODEL, arena_demo, bt_votes

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.bias import PRACTICAL_SHARE, diagnose
-from core.bias_report import report_dict, to_markdown
+from core.bias.diagnose import PRACTICAL_SHARE, diagnose
+from core.bias.render import report_dict, to_markdown
 from core.io import load
 
 

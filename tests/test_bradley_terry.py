@@ -1,4 +1,4 @@
-"""Bradley–Terry fits (core.bradley_terry): the MM reference, the Newton fast path, the identifiability
+"""Bradley–Terry fits (core.ranking.bradley_terry): the MM reference, the Newton fast path, the identifiability
 policy, Elo conversion and the win-rate route, against METHODS §2 and live peer libraries
 (evalica, choix)."""
 
@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from core import bradley_terry as bt
+from core.ranking import bradley_terry as bt
 from core.io import load
-from core.pairwise import compress_votes, win_matrix
+from core.ranking.cells import compress_votes, win_matrix
 from tests.conftest import shared_file
 
 # Tolerances (METHODS §0): point estimates rtol 1e-6; an MM fit stopped at tol 1e-6 is held to

@@ -1,4 +1,4 @@
-"""Covariate-adjusted BT (core.bt_covariates): METHODS §2 (plain BT), §8 (style control), §9 (position)."""
+"""Covariate-adjusted BT (core.ranking.covariates): METHODS §2 (plain BT), §8 (style control), §9 (position)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import statsmodels.api as sm
 from numpy.testing import assert_allclose
 
-from core.bt_covariates import (ConvergenceError, CovariateInputError, NotIdentifiableError, SeparationError,
+from core.ranking.covariates import (ConvergenceError, CovariateInputError, NotIdentifiableError, SeparationError,
                                 bt_covariance, elo_standard_errors, fit_adjusted, style_features)
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
@@ -354,8 +354,8 @@ def test_bad_covariance_arguments_are_named(d4):
        st.integers(0, 1))
 def test_the_reduced_rows_answer_rank_and_separation_like_all_rows(k, rows, position, n_features):
     """Keeping each (side, pair) group's extreme feature rows changes neither the rank nor the LP verdict."""
-    from core.bt_covariates import _cone_generators, _design
-    from core.bt_ties import has_recession_direction
+    from core.ranking.covariates import _cone_generators, _design
+    from core.ranking.ties import has_recession_direction
 
     rows = [(a % k, b % k, y, f) for a, b, y, f in rows if a % k != b % k]
     if not rows:

@@ -1,4 +1,4 @@
-"""Davidson (1970) and Rao–Kupper (1967) tie models (core.bt_ties), METHODS §2 "Tie models"."""
+"""Davidson (1970) and Rao–Kupper (1967) tie models (core.ranking.ties), METHODS §2 "Tie models"."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
-from core.bt_covariates import fit_adjusted
-from core.bt_ties import (ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson,
+from core.ranking.covariates import fit_adjusted
+from core.ranking.ties import (ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson,
                           fit_rao_kupper)
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6

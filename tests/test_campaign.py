@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.annotators import annotator_quality
+from core.annotators.quality import annotator_quality
 from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, CampaignError, TokenError, campaign_of_dataset, connect,
                            create_campaign, get_campaign, issue_tokens, progress, publish, read_answers, read_golden,
                            record_vote, revoke_token, serve_next, vote_records)
-from core.cleaning import CleaningRules
+from core.llm.cleaning import CleaningRules
 from core.cli import main
 from core.io import InputError
 from core.ranking import RankSettings, rank_votes

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.cleaning import CleaningRules, clean_answer
+from core.llm.cleaning import CleaningRules, clean_answer
 
 ALL_RULES = CleaningRules()
 FENCED = "```python\nurl = 'https://x.com'  # see [1] 😀\n\tprint(a[1])   \n\n\n\nx[0]\n```"
@@ -33,7 +33,7 @@ CASES = [
     ("double backtick code", "Run ``x = `[1]` `` now[1].", "Run ``x = `[1]` `` now."),
     ("fenced code kept", FENCED + "\ntext[1]", FENCED + "\ntext"),
     ("tilde fence kept", "~~~\nhttps://a.com 😀\n~~~", "~~~\nhttps://a.com 😀\n~~~"),
-    # a URL in a sentence becomes [link] (removed outright it left "See for more.": see core.cleaning)
+    # a URL in a sentence becomes [link] (removed outright it left "See for more.": see core.llm.cleaning)
     ("bare url", "See https://example.com/a_(b)?q=1 for more.", "See [link] for more."),
     ("www url", "Go to www.example.org, then", "Go to [link], then"),
     ("emoji inside a url", "see https://😀a.example now", "see [link] now"),

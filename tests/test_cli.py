@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from core.cli import main
-from core.demo import SAMPLES_DIR
+from core.samples.demo import SAMPLES_DIR
 from core.store import Store
 from tests.conftest import REPO, snapshot
 

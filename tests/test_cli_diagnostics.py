@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from core.cli import main
-from core.demo import SAMPLES_DIR
+from core.samples.demo import SAMPLES_DIR
 from core.samples import RANDOM_CLICKERS
 
 ARENA = str(SAMPLES_DIR / "arena_demo.csv")

@@ -12,7 +12,7 @@ import json
 import subprocess
 import sys
 
-from core.demo import SAMPLES_DIR
+from core.samples.demo import SAMPLES_DIR
 from tests.conftest import REPO
 
 HEAVY = ("numpy", "pandas", "scipy", "pyarrow", "plotly", "streamlit", "openai", "sqlite_utils")

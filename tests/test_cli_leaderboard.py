@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.demo import SAMPLES_DIR
+from core.samples.demo import SAMPLES_DIR
 from core.formats import dumps
-from core.leaderboard import LeaderboardSettings, aggregate
-from core.leaderboard_report import leaderboard_dict, to_markdown
+from core.leaderboard.aggregate import LeaderboardSettings, aggregate
+from core.leaderboard.render import leaderboard_dict, to_markdown
 
 # METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code"
 D3 = {"X": [.9, .8, .7, 1, .6, .5, .9, .8, .7, .4],

@@ -12,7 +12,7 @@ import random
 import pandas as pd
 import pytest
 
-from core.cleaning import clean_answer
+from core.llm.cleaning import clean_answer
 from core.collect import (
     CollectStore,
     Query,
@@ -27,7 +27,7 @@ from core.collect import (
 from core.collect.queries import queries_from_frame
 from core.collect.results import ModelProgress, Progress
 from core.collect.summary import to_json, to_text
-from core.llm import run_sync
+from core.llm.client import run_sync
 from tests.conftest import snapshot
 from tests.fake_openai import FakeOpenAI, Fault
 from tests.test_llm import RecordedSleep

@@ -18,7 +18,7 @@ import pytest
 from core.cli import main
 from core.collect import RunSettings, collect, parse_models
 from core.collect.stop import StopSwitch
-from core.llm import run_sync
+from core.llm.client import run_sync
 from tests.fake_openai import FakeOpenAI
 from tests.test_collect import entry, make_queries, stored
 

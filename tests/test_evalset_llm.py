@@ -17,7 +17,7 @@ from core.evalset.demo_pool import demo_pool
 from core.evalset.results import checks, reserves, write_outputs
 from core.evalset.scoring import heuristic_scores
 from core.evalset.settings import BuildSettings, ModelConfig
-from core.llm import LLMClient
+from core.llm.client import LLMClient
 from tests.fake_openai import FakeOpenAI, Fault
 
 TOPIC_WORDS = {"Cooking": ("recipe", "cook", "bake", "oven", "make", "shopping list", "红烧肉", "饺子"),

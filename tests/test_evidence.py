@@ -2,7 +2,7 @@
 
 An interval the data cannot give (one vote, one task, resamples that cannot vary) is absent with its
 reason, a rating lies inside its interval, rank ranges cover the models the data cannot separate
-(core.evidence); weightless votes and tasks are refused; no NaN or infinity reaches a JSON, markdown or
+(core.stats.evidence); weightless votes and tasks are refused; no NaN or infinity reaches a JSON, markdown or
 CSV output (core.formats); an annotator policy that leaves no votes says so.
 """
 
@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.evidence import check_intervals, widen_rank_ranges
+from core.stats.evidence import check_intervals, widen_rank_ranges
 from core.formats import NonFiniteOutputError, csv_table, dumps, markdown_table, markdown_text, number
 from core.io.votes import votes_from_frame
-from core.leaderboard import LeaderboardError, LeaderboardSettings, aggregate
-from core.leaderboard_report import full_markdown, leaderboard_dict
-from core.leaderboard_report import to_csv as leaderboard_csv
-from core.rank_report import to_csv, to_json, to_markdown
+from core.leaderboard.aggregate import LeaderboardError, LeaderboardSettings, aggregate
+from core.leaderboard.render import full_markdown, leaderboard_dict
+from core.leaderboard.render import to_csv as leaderboard_csv
+from core.ranking.render import to_csv, to_json, to_markdown
 from core.ranking import CI_METHODS, SCHEMES, RankingError, RankSettings, rank_votes
 
 B = 60  # replicates: enough to vary, few enough for property tests

@@ -21,8 +21,8 @@ from core.campaign import connect, create_campaign, issue_tokens, publish, read_
 from core.cli import main
 from core.formats import NonFiniteOutputError, csv_frame, csv_restore, csv_restored, csv_table, csv_text, terminal_text
 from core.io.read import open_source, read_table
-from core.leaderboard import LeaderboardSettings, aggregate
-from core.leaderboard_report import to_csv as leaderboard_csv
+from core.leaderboard.aggregate import LeaderboardSettings, aggregate
+from core.leaderboard.render import to_csv as leaderboard_csv
 from core.store import Store
 
 REPO = Path(__file__).resolve().parents[1]

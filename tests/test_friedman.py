@@ -1,4 +1,4 @@
-"""Friedman, Iman–Davenport and Nemenyi (core.friedman) on Reference D3 of METHODS §8, against scipy,
+"""Friedman, Iman–Davenport and Nemenyi (core.stats.friedman) on Reference D3 of METHODS §8, against scipy,
 and at the edges (too few models or tasks, complete ties, perfect agreement)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from core.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q, within_task_ranks
+from core.stats.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q, within_task_ranks
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates; the §8 figures carry 6–8 significant digits
 RTOL_SCIPY = 1e-10

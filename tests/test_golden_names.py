@@ -10,9 +10,9 @@ import pytest
 
 from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, connect, create_campaign, issue_tokens, publish,
                            read_answers, read_golden, record_vote, serve_next)
-from core.display import GOLDEN_WORDS, is_internal, plain_frame, plain_name
-from core.rank_report import to_csv, to_json, to_markdown
-from core.rank_run import rank_input
+from core.annotators.golden_names import GOLDEN_WORDS, is_internal, plain_frame, plain_name
+from core.ranking.render import to_csv, to_json, to_markdown
+from core.ranking.inputs import rank_input
 from core.ranking import RankSettings
 from core.store import Store
 from tests.app_pages import app_router, open_page  # noqa: F401 - fixtures

@@ -1,4 +1,4 @@
-"""Wilson score intervals (core.intervals) against METHODS §1, scipy and statsmodels."""
+"""Wilson score intervals (core.stats.intervals) against METHODS §1, scipy and statsmodels."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from core.intervals import (
+from core.stats.intervals import (
     IntervalInputError,
     WeightedProportion,
     kish_n_eff,

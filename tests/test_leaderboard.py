@@ -1,7 +1,7 @@
-"""Leaderboard aggregation (core.leaderboard), METHODS §8 with the task bootstrap of §3.
+"""Leaderboard aggregation (core.leaderboard.aggregate), METHODS §8 with the task bootstrap of §3.
 
 Reference D3 end to end, the shared-draw fast path against the literal per-model / per-pair protocol
-(core.task_bootstrap helpers), missing cells, metrics, weights, edge cases, invariants and real data.
+(core.leaderboard.task_bootstrap helpers), missing cells, metrics, weights, edge cases, invariants and real data.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from core.io import load
-from core.leaderboard import (Leaderboard, LeaderboardError, LeaderboardSettings, aggregate, pivot,
+from core.leaderboard.aggregate import (Leaderboard, LeaderboardError, LeaderboardSettings, aggregate, pivot,
                               rank_one_probability)
 from core.samples.evalruns import evalruns_demo
-from core.bootstrap import percentile_interval
-from core.subset_draws import derived_reference
-from core.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
+from core.ranking.bootstrap import percentile_interval
+from core.leaderboard.subset_draws import derived_reference
+from core.leaderboard.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
 from tests.conftest import shared_file
 
 ATOL_REF = 1e-9  # METHODS §0: bootstrap references with an absolute tolerance
@@ -114,7 +114,7 @@ def random_runs(seed: int, n_models: int = 5, n_tasks: int = 40, missing: float 
 
 
 def derived_ci(x, y, mask, replicates, seed, w, draw_y=0):
-    """Percentile CI of the derived draw (core.subset_draws): mean(x) − mean(y) over ``mask``, y from
+    """Percentile CI of the derived draw (core.leaderboard.subset_draws): mean(x) − mean(y) over ``mask``, y from
     ``draw_y``; y None = the mean of x alone."""
     first = derived_reference(np.nan_to_num(x), mask, replicates, seed, 0, w)
     samples = first if y is None else first - derived_reference(np.nan_to_num(y), mask, replicates, seed, draw_y, w)
@@ -125,9 +125,9 @@ def derived_ci(x, y, mask, replicates, seed, w, draw_y=0):
 @pytest.mark.parametrize("stratified", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fast_path_equals_its_protocols(stratified, weighted):
-    # Stratified, every task set gets the literal per-model / per-pair protocol of core.task_bootstrap
+    # Stratified, every task set gets the literal per-model / per-pair protocol of core.leaderboard.task_bootstrap
     # (fresh default_rng(seed) each). Unstratified, complete models use the literal draw on all tasks,
-    # and the task sets of at least half the tasks the draw derived from it (core.subset_draws), each
+    # and the task sets of at least half the tasks the draw derived from it (core.leaderboard.subset_draws), each
     # checked against its slow, obvious form.
     runs, scores, categories, w = random_runs(1, weights=weighted)
     opts = LeaderboardSettings(replicates=300, seed=7, stratified=stratified)
@@ -158,7 +158,7 @@ def test_fast_path_equals_its_protocols(stratified, weighted):
 
 
 def test_rank_intervals_equal_their_protocol():
-    # The tasks every model scored are at least half the tasks: their draw is derived (core.subset_draws).
+    # The tasks every model scored are at least half the tasks: their draw is derived (core.leaderboard.subset_draws).
     runs, scores, _, _ = random_runs(2, missing=0.05)
     board = aggregate(runs, LeaderboardSettings(replicates=300, seed=3))
     common = ~np.isnan(scores).any(axis=0)
@@ -266,7 +266,7 @@ def test_one_task():
     board = aggregate(runs_from({"a": [0.7], "b": [0.4]}), LeaderboardSettings(replicates=100))
     a = by_model(board)["a"]
     # One task gives a bootstrap nothing to resample: no interval and no verdict, with the reason
-    # (core.evidence), and rank ranges over both models; not "0.70–0.70" and "differs".
+    # (core.stats.evidence), and rank ranges over both models; not "0.70–0.70" and "differs".
     assert math.isnan(a.mean_ci_lo) and math.isnan(a.mean_ci_hi) and board.friedman is None
     assert a.interval_note == "1 task: too few for an interval"
     (pair,) = board.pairwise

@@ -1,4 +1,4 @@
-"""core.llm: the retry policy as a table, and the client against the fake OpenAI-compatible server.
+"""core.llm.client: the retry policy as a table, and the client against the fake OpenAI-compatible server.
 
 Waits are recorded by an injected ``sleep`` that returns at once, so no test sleeps for a policy wait.
 """
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.llm import (
+from core.llm.client import (
     ERROR_KINDS,
     Endpoint,
     LLMClient,

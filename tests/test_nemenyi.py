@@ -1,4 +1,4 @@
-"""The wording of p-values (core.formats) and of Nemenyi results at any number of models (core.nemenyi)."""
+"""The wording of p-values (core.formats) and of Nemenyi results at any number of models (core.leaderboard.nemenyi)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from core.formats import p_text, p_value
-from core.friedman import friedman
-from core.leaderboard_report import friedman_sentences
-from core.nemenyi import GROUPS_LISTED, PAIRS_LISTED, cd_groups, nemenyi_sentence
+from core.stats.friedman import friedman
+from core.leaderboard.render import friedman_sentences
+from core.leaderboard.nemenyi import GROUPS_LISTED, PAIRS_LISTED, cd_groups, nemenyi_sentence
 
 
 @pytest.mark.parametrize("p, text, cell", [

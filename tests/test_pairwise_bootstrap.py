@@ -1,4 +1,4 @@
-"""Cells, win matrices and the Bradley–Terry bootstrap (core.pairwise, core.bootstrap), METHODS §2–§3:
+"""Cells, win matrices and the Bradley–Terry bootstrap (core.ranking.cells, core.ranking.bootstrap), METHODS §2–§3:
 the cell protocol, the D1 references, multinomial-vs-row equivalence in distribution, batched Newton
 against single fits, coverage on simulated BT data, sandwich vs bootstrap standard errors, and
 invariants as property tests."""
@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import binomtest, ks_2samp
 
-from core import bradley_terry as bt
-from core.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts, rank_interval, ranks_of
-from core.intervals import z_value
+from core.ranking import bradley_terry as bt
+from core.ranking.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts, rank_interval, ranks_of
+from core.stats.intervals import z_value
 from core.io.votes import votes_from_frame
-from core.pairwise import (PairwiseInputError, merge_sides, battle_matrix, cells_from_counts, compress, compress_votes,
+from core.ranking.cells import (PairwiseInputError, merge_sides, battle_matrix, cells_from_counts, compress, compress_votes,
                            pair_counts, win_matrix)
 from core.ranking import RankSettings, rank_cells, rank_votes
 from core.schema import OUTCOME_CODE, OUTCOMES

@@ -1,4 +1,4 @@
-"""Rankings from votes (core.ranking, core.rank_run, core.corrections, core.annotators): the demo
+"""Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.corrections, core.annotators.quality): the demo
 Arena data against its truth, the winrate / stratified / ipw schemes against METHODS §1, §5, §6, the
 annotator rules of METHODS §7, groups, anchoring, and the edge cases named in STYLE."""
 
@@ -12,12 +12,12 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import spearmanr
 
-from core import bradley_terry as bt
-from core.annotators import annotator_quality, apply_policy
-from core.corrections import ipw_weights, stratified_win_rates
+from core.ranking import bradley_terry as bt
+from core.annotators.quality import annotator_quality, apply_policy
+from core.ranking.corrections import ipw_weights, stratified_win_rates
 from core.io.votes import votes_from_frame
-from core.pairwise import Cells, compress_votes, win_matrix
-from core.rank_run import parse_by, rank_input
+from core.ranking.cells import Cells, compress_votes, win_matrix
+from core.ranking.inputs import parse_by, rank_input
 from core.ranking import RankingError, RankSettings, rank_cells, rank_votes
 from core.samples import arena_demo, arena_demo_truth
 
@@ -65,7 +65,7 @@ def by_model(ranking) -> dict:
 
 
 def wilson_formula(x: float, n: float) -> tuple[float, float]:
-    # METHODS §1, plain Wilson, written out independently of core.intervals.
+    # METHODS §1, plain Wilson, written out independently of core.stats.intervals.
     p = x / n
     centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
     half = Z / (1 + Z**2 / n) * np.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
@@ -325,7 +325,7 @@ def test_anchor_puts_the_model_at_the_rating():
     ranking = rank_votes(v, RankSettings(replicates=100, anchor=("D", 1000.0)))
     rows = by_model(ranking)
     assert_allclose([rows[m].rating for m in "ABCD"], D1_ELO_ANCHORED_D, atol=ATOL_ELO_MM)
-    # The anchor's rating is fixed by definition: no zero-width interval, a note saying why (core.evidence).
+    # The anchor's rating is fixed by definition: no zero-width interval, a note saying why (core.stats.evidence).
     assert np.isnan([rows["D"].ci_low, rows["D"].ci_high]).all() and "anchor" in rows["D"].interval_note
     assert rows["D"].rank_high == 4 and all(rows[m].interval_note is None for m in "ABC")
     plain = by_model(rank_votes(v, NO_CI))
@@ -355,7 +355,7 @@ def test_all_ties():
     for r in ranking.rows:
         assert r.rating == pytest.approx(1500.0, abs=1e-9) and r.strength == pytest.approx(1.0)
         # Every resample is all ties again: no interval (not 1500–1500), and four votes cannot show that
-        # the models are equal, so each rank range covers all three (core.evidence).
+        # the models are equal, so each rank range covers all three (core.stats.evidence).
         assert r.rank == 1 and (r.rank_low, r.rank_high) == (1, 3)
         assert np.isnan([r.ci_low, r.ci_high]).all() and "no variation" in r.interval_note
         assert r.win_rate == 0.5
@@ -388,7 +388,7 @@ def test_a_model_with_one_vote():
     assert ranking.identifiable and rows["E"].n_votes == 1 and rows["E"].win_rate == 0.5
     assert rows["E"].rating == pytest.approx(rows["A"].rating, abs=ATOL_ELO_MM)
     assert 20 < ranking.details["nonidentifiable_replicates"] < 50
-    # One vote is too few for an interval (core.evidence): none, the reason, and a rank range over all five.
+    # One vote is too few for an interval (core.stats.evidence): none, the reason, and a rank range over all five.
     assert (rows["E"].rank_low, rows["E"].rank_high) == (1, 5)
     assert np.isnan([rows["E"].ci_low, rows["E"].ci_high]).all() and rows["E"].interval_note.startswith("1 vote")
     assert all(np.isfinite([rows[m].ci_low, rows[m].ci_high]).all() for m in "ABCD")

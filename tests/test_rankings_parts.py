@@ -11,7 +11,7 @@ import pytest
 import pages._rankings_parts as parts
 from core.filters import Filters
 from core.io import load
-from core.rank_run import rank_input
+from core.ranking.inputs import rank_input
 from core.ranking import RankSettings
 from core.samples import arena_demo
 from pages import _request as request_cache

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.agreement import items_from_votes, pairwise_cohen
+from core.annotators.agreement import items_from_votes, pairwise_cohen
 from core.cli import main
 from core.io import InputError, load, load_lm_eval, propose_mapping
 from core.io.mapping import peek

@@ -1,4 +1,4 @@
-"""One request, one prepared value (core.request): one dimension at a time, items vs judgements, and one
+"""One request, one prepared value (core.ranking.request): one dimension at a time, items vs judgements, and one
 annotator policy that rank, bias, annotators and report all apply and state."""
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core import annotator_report, bias_report
-from core.bias import diagnose
+from core.annotators import report as annotator_report
+from core.bias import render as bias_report
+from core.bias.diagnose import diagnose
 from core.cli import main
 from core.io.votes import votes_from_frame
-from core.rank_report import to_json, to_markdown
-from core.rank_run import parse_by, rank_input
+from core.ranking.render import to_json, to_markdown
+from core.ranking.inputs import parse_by, rank_input
 from core.ranking import RankSettings
-from core.request import (DimensionError, count_items, dimension_order, item_codes, one_row_per_item,
+from core.ranking.request import (DimensionError, count_items, dimension_order, item_codes, one_row_per_item,
                           prepare_votes)
 
 MODELS = ("alpha", "beta", "gamma", "delta")

@@ -291,8 +291,8 @@ def test_bt_votes_recover_their_ratings():
     """core.samples.bt_votes: exact BT with ties; the half-tie MLE is consistent for true_elo."""
     import numpy as np
 
-    from core import bradley_terry as bt
-    from core.pairwise import compress, win_matrix
+    from core.ranking import bradley_terry as bt
+    from core.ranking.cells import compress, win_matrix
     from core.samples import bt_votes
 
     votes = bt_votes(400_000, 8, tie_share=0.10, seed=3)

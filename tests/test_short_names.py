@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from core.formats import markdown_text
 from core.io import load_lm_eval
-from core.leaderboard import LeaderboardSettings, aggregate
-from core.leaderboard_report import ID_WIDTH, full_markdown, pairwise_markdown, to_markdown
-from core.short_names import ELLIPSIS, short_names
+from core.leaderboard.aggregate import LeaderboardSettings, aggregate
+from core.leaderboard.render import ID_WIDTH, full_markdown, pairwise_markdown, to_markdown
+from core.leaderboard.short_names import ELLIPSIS, short_names
 from tests.conftest import shared_file
 
 LLAMA = ["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-70B-Instruct"]

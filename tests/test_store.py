@@ -11,7 +11,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from core.demo import SAMPLES_DIR
+from core.samples.demo import SAMPLES_DIR
 from core.io import load
 from core.samples import arena_demo
 from core.store import DatasetNotFound, Store, default_db_path

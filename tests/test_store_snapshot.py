@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas.testing as pdt
 import pytest
 
-from core.demo import ensure_samples
+from core.samples.demo import ensure_samples
 from core.io import load
 from core.store import snapshot
 

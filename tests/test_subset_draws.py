@@ -1,4 +1,4 @@
-"""The derived draws of core.subset_draws: the fast engine against its slow, obvious form, and the
+"""The derived draws of core.leaderboard.subset_draws: the fast engine against its slow, obvious form, and the
 draw against the METHODS §3 row protocol in distribution (each replicate is m i.i.d. uniform tasks)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from core.subset_draws import DERIVE_SHARE, SubsetDraws, derived_reference
+from core.leaderboard.subset_draws import DERIVE_SHARE, SubsetDraws, derived_reference
 
 ATOL_FAST = 1e-12  # same draws, two summation orders
 N_TASKS = 60

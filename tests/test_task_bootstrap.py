@@ -1,4 +1,4 @@
-"""Task bootstrap helpers and the shared-draw engine (core.task_bootstrap), METHODS §3 on data D3 of §8.
+"""Task bootstrap helpers and the shared-draw engine (core.leaderboard.task_bootstrap), METHODS §3 on data D3 of §8.
 
 The helpers are the literal protocols; the engine (SubsetDraws) is checked against them and against
 hand-written loops here, and through the leaderboard in test_leaderboard.py.
@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from core import task_bootstrap as tb
-from core.bootstrap import rank_interval, ranks_of
-from core.subset_draws import SubsetDraws
-from core.task_bootstrap import (TaskBootstrapError, block_layout, bootstrap_indices, bootstrap_mean_ci,
+from core.leaderboard import task_bootstrap as tb
+from core.ranking.bootstrap import rank_interval, ranks_of
+from core.leaderboard.subset_draws import SubsetDraws
+from core.leaderboard.task_bootstrap import (TaskBootstrapError, block_layout, bootstrap_indices, bootstrap_mean_ci,
                                  draw_counts, paired_ci, poisson_mean_ci, rank_bootstrap, rank_summary,
                                  stratified_indices, strata_codes, task_wins, tied_ranks, unpaired_ci)
 

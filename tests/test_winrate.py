@@ -1,4 +1,4 @@
-"""Win rates vs the field and head to head (core.winrate): hand examples, METHODS data, properties."""
+"""Win rates vs the field and head to head (core.ranking.winrate): hand examples, METHODS data, properties."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from statsmodels.stats.proportion import proportion_confint
 
-from core.intervals import wilson, wilson_array
-from core.winrate import WinRateInputError, WinRates, pairwise_win_rates, win_rates
+from core.stats.intervals import wilson, wilson_array
+from core.ranking.winrate import WinRateInputError, WinRates, pairwise_win_rates, win_rates
 
 # Hand-computed fractions below are exact; only float rounding separates them from the code.
 RTOL_EXACT = 1e-12

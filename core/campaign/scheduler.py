@@ -67,7 +67,7 @@ import numpy as np
 from core.campaign.golden import golden_supply, is_golden_serve, planned_golden, session_length
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
 from core.campaign.store import Campaign, TokenError, campaign_for_token, write_transaction
-from core.bradley_terry import mm
+from core.ranking.bradley_terry import mm
 
 ACTIVE_SLACK = 3
 OVERLAP_PARTNERS = 8  # annotators an overlap search asks, fewest shared items first: bounds a serve's cost

@@ -24,8 +24,8 @@ import pandas as pd
 
 from core.campaign.inputs import pair_items
 from core.campaign.golden import golden_supply
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
-from core.cleaning import CleaningRules, clean_answer
+from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from core.llm.cleaning import CleaningRules, clean_answer
 from core.schema import DEFAULT_DIMENSION
 from core.store.connection import connect, write_transaction  # noqa: F401 - connect is re-exported
 

@@ -1,6 +1,6 @@
 """Figures of the bias diagnostics (METHODS §4): per-model exposure shares and the length curve.
 
-Pure functions of :mod:`core.bias` results; names are HTML-escaped like every other chart.
+Pure functions of :mod:`core.bias.diagnose` results; names are HTML-escaped like every other chart.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.bias import relative_length
-from core.bias_stats import Logit
+from core.bias.diagnose import relative_length
+from core.stats.significance import Logit
 from core.charts._common import category_ticks, hover_note, labels, unavailable
 from core.formats import p_text
-from core.intervals import wilson_array
+from core.stats.intervals import wilson_array
 
 FLAGGED, NORMAL, EXPECTED = "#d62728", "#1f77b4", "#7f7f7f"
 
@@ -20,7 +20,7 @@ FLAGGED, NORMAL, EXPECTED = "#d62728", "#1f77b4", "#7f7f7f"
 def model_share_chart(per_model, p0: float, alpha: float, share_label: str, title: str) -> go.Figure:
     """One bar per model: the share of its appearances that were ``share_label`` (e.g. "on the left"), with
     its Wilson CI, against the expected share ``p0``; red where Holm's adjusted p is below ``alpha``.
-    ``per_model``: the ``ModelShare`` rows of a :class:`core.bias.TableTest`."""
+    ``per_model``: the ``ModelShare`` rows of a :class:`core.bias.diagnose.TableTest`."""
     fig = go.Figure()
     if not per_model:
         unavailable(fig, "no model has appearances")

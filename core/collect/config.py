@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.llm import Endpoint
+from core.llm.client import Endpoint
 
 PROVIDER_CONCURRENCY = {"openai": 10, "azure": 10, "gemini": 5, "doubao": 3}
 DEFAULT_CONCURRENCY = 5

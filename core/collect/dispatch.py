@@ -4,7 +4,7 @@ Queue: the queries in asking order (priority, then file order), one lane per mod
 that model has not answered yet. Dispatcher: one semaphore per provider; each model runs as many workers
 as its share of its provider's limit, and every request holds a slot of the provider's semaphore while it
 is in flight (its retry waits included, so a throttled provider is not hit harder). Providers share
-nothing, so a slow or throttled one never holds up another. Retries follow :class:`core.llm.RetryPolicy`;
+nothing, so a slow or throttled one never holds up another. Retries follow :class:`core.llm.client.RetryPolicy`;
 an authentication error stops that model only. A stop request (:mod:`core.collect.stop`) starts no new
 request and lets those in flight finish within its grace period; what is still in flight after it is
 abandoned, stores nothing and is asked again by the next session.
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.cleaning import CleaningRules
+from core.llm.cleaning import CleaningRules
 from core.collect.config import CollectConfig, ModelSpec
 from core.collect.queries import Query
 from core.collect.results import ModelProgress, Progress, ResultRecorder
 from core.collect.stop import StopSwitch
 from core.collect.store import CollectStore
-from core.llm import LLMClient, LLMError, RetryPolicy
+from core.llm.client import LLMClient, LLMError, RetryPolicy
 
 
 @dataclass(frozen=True)

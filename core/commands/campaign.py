@@ -7,7 +7,7 @@ import json
 import sys
 from contextlib import closing
 
-from core.choices import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from core.formats import terminal_text as shown
 
 # Only light modules at import: `evalboard --help` builds this parser, so each action imports the
@@ -98,7 +98,7 @@ def _create(conn, args: argparse.Namespace) -> int:
     from core.campaign.golden import golden_supply
     from core.campaign.inputs import read_answers, read_golden
     from core.campaign.store import CampaignError, create_campaign, issue_tokens
-    from core.cleaning import CleaningRules
+    from core.llm.cleaning import CleaningRules
 
     if args.from_run is not None:
         from core.collect.export import run_answers_for_campaign

@@ -147,14 +147,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _session(args: argparse.Namespace, db, stop) -> tuple[int, str]:
-    from core.cleaning import CleaningRules
+    from core.llm.cleaning import CleaningRules
     from core.collect.config import load_models
     from core.collect.dispatch import RunSettings, collect
     from core.collect.queries import load_queries
     from core.collect.stop import stop_on_sigint
     from core.collect.store import CollectStore
     from core.collect.summary import summarize, to_text
-    from core.llm import run_sync
+    from core.llm.client import run_sync
 
     progress = TerminalProgress(grace_s=stop.grace_s)
     try:

@@ -1,4 +1,4 @@
-"""The model-backed stages, each a batch of calls through :class:`core.llm.LLMClient`.
+"""The model-backed stages, each a batch of calls through :class:`core.llm.client.LLMClient`.
 
 The client bounds concurrency (``Endpoint.concurrency``) and retries each call by its policy (429 with
 Retry-After or backoff, timeouts, server errors, malformed JSON: up to ``Endpoint.max_retries`` times).
@@ -19,7 +19,7 @@ from core.evalset import prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.progress import StageProgress
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
-from core.llm import LLMClient, LLMError, RetryPolicy
+from core.llm.client import LLMClient, LLMError, RetryPolicy
 
 
 @dataclass

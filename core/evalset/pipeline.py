@@ -35,7 +35,7 @@ from core.evalset.scoring import (
 )
 from core.evalset.selection import Selector
 from core.evalset.settings import BuildSettings
-from core.llm import run_sync
+from core.llm.client import run_sync
 
 SAMPLES_PER_CATEGORY = 3
 Progress = Callable[[ProgressEvent], None]

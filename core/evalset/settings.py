@@ -12,7 +12,7 @@ from core.evalset.selection import (
     SelectionSettings,
     SliceQuota,
 )
-from core.llm import Endpoint, LLMClient
+from core.llm.client import Endpoint, LLMClient
 
 
 @dataclass(frozen=True)

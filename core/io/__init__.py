@@ -27,7 +27,7 @@ from core.io.read import open_source, read_json_document, read_table
 from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
     runs_from_wide
 from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_from_frame
-from core.choices import READ_KINDS
+from core.schema import READ_KINDS
 from core.schema import RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
 
 __all__ = ["DEFAULT_MISSING", "MISSING_RULES", "READ_KINDS", "InputError", "Loaded", "Problem", "Proposal",

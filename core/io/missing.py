@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.choices import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
+from core.schema import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
 from core.io.problems import InputError, Problem
 MAX_MODELS_NAMED = 8  # models listed by name in a note; the leaderboard has them all
 

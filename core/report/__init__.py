@@ -34,7 +34,7 @@ class ReportSettings:
     alpha: float = 0.05
     png: bool = True
     annotators: str = "exclude"  # the annotator policy of every votes analysis (keep, exclude, downweight)
-    dimension: str | None = None  # the dimension analysed (None: the first of several, core.request)
+    dimension: str | None = None  # the dimension analysed (None: the first of several, core.ranking.request)
 
 
 @dataclass

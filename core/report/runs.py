@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from core.formats import dumps
-from core.leaderboard import Leaderboard, LeaderboardSettings, aggregate
-from core.leaderboard_report import full_markdown, leaderboard_dict, to_csv
+from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate
+from core.leaderboard.render import full_markdown, leaderboard_dict, to_csv
 from core.report import (
     REPORT_JSON,
     ReportResult,

@@ -2,7 +2,7 @@
 
 Rankings: scheme bt, ties half, bootstrap intervals (B = ``--bootstrap``), for the global data and per
 game (of the analysed dimension), per dimension and per game × dimension. Every part reads the votes
-:func:`core.request.prepare_votes` prepared once: one dimension (``--dimension``, else the first of
+:func:`core.ranking.request.prepare_votes` prepared once: one dimension (``--dimension``, else the first of
 several) and one annotator policy (``--policy``, default ``exclude``), as ``rank``, ``bias`` and
 ``annotators`` do.
 Figure definitions: :mod:`core.report.votes_data`.
@@ -15,14 +15,15 @@ from typing import Any
 
 import pandas as pd
 
-from core import annotator_report, bias_report
-from core.bias import diagnose
+from core.annotators import report as annotator_report
+from core.bias import render as bias_report
+from core.bias.diagnose import diagnose
 from core.formats import csv_table, dumps, markdown_text
-from core.rank_report import model_fields, ranking_dict
-from core.rank_run import require_votes_after_policy, with_request
-from core.rank_report import to_markdown as ranking_markdown
+from core.ranking.render import model_fields, ranking_dict
+from core.ranking.inputs import require_votes_after_policy, with_request
+from core.ranking.render import to_markdown as ranking_markdown
 from core.ranking import Ranking, RankSettings, rank_votes
-from core.request import PreparedVotes, prepare_votes
+from core.ranking.request import PreparedVotes, prepare_votes
 from core.report import (
     REPORT_JSON,
     ReportResult,

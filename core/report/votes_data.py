@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.bradley_terry import predicted_win_rates
-from core.corrections import early_period, stratified_win_rates
-from core.pairwise import battle_matrix, compress, compress_votes, observed_win_rates
-from core.rank_run import _groups
+from core.ranking.bradley_terry import predicted_win_rates
+from core.ranking.corrections import early_period, stratified_win_rates
+from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
+from core.ranking.inputs import _groups
 from core.ranking import (
     Ranking,
     RankingError,
@@ -51,7 +51,7 @@ def has_column(votes: pd.DataFrame, col: str) -> bool:
 def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summary: dict[str, Any],
                notes: list[str], prepared=None) -> dict[tuple, Ranking]:
     """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note.
-    ``prepared`` (core.request.PreparedVotes) adds the request's policy, dimension and item counts."""
+    ``prepared`` (core.ranking.request.PreparedVotes) adds the request's policy, dimension and item counts."""
     out: dict[tuple, Ranking] = {}
     for key, group in _groups(votes, by):
         try:
@@ -60,7 +60,7 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summa
             notes.append(f"{', '.join(f'{b} = {k}' for b, k in zip(by, key))}: not ranked ({exc})")
             continue
         if prepared is not None:
-            from core.rank_run import with_request
+            from core.ranking.inputs import with_request
 
             ranking = with_request(ranking, prepared, group)
         out[key] = replace(ranking, details={**ranking.details, **summary})
@@ -162,8 +162,8 @@ def forest_rows(ranking: Ranking) -> pd.DataFrame:
 
 
 def bias_panel_args(report) -> dict[str, Any]:
-    """The bias_panel inputs from a core.bias.BiasReport (None for a test that could not run)."""
-    from core.bias import LengthTest, PositionTest, TableTest
+    """The bias_panel inputs from a core.bias.diagnose.BiasReport (None for a test that could not run)."""
+    from core.bias.diagnose import LengthTest, PositionTest, TableTest
 
     def shares(test):
         if not isinstance(test, TableTest) or not test.per_model:

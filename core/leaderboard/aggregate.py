@@ -4,9 +4,9 @@
 models by mean score or win rate and adds, from one seed: a percentile CI of each mean (row protocol
 over the model's own tasks), a paired and an unpaired CI for the difference of every pair (tasks
 scored by both), rank intervals and P(rank 1) (tasks scored by all, one shared draw) and the Friedman
-/ Nemenyi analysis (:mod:`core.friedman`).
+/ Nemenyi analysis (:mod:`core.stats.friedman`).
 
-Speed comes from sharing draws (:mod:`core.subset_draws`): every quantity on the full task set (every
+Speed comes from sharing draws (:mod:`core.leaderboard.subset_draws`): every quantity on the full task set (every
 complete model, every complete pair) takes the one literal draw ``default_rng(seed).integers(0, n,
 (B, n))`` and one ``counts @ columns`` product; a paired replicate is the difference of the two
 models' replicate means under that draw, which is mean(d[I_b]) exactly in exact arithmetic. Task sets
@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.bootstrap import percentile_interval
-from core.choices import RANK_BY
-from core.evidence import check_intervals, rank_ranges_with_evidence
-from core.friedman import FriedmanResult, friedman
-from core.subset_draws import SubsetDraws
-from core.task_bootstrap import EPS, RankCI, rank_summary, task_wins
+from core.ranking.bootstrap import percentile_interval
+from core.schema import RANK_BY
+from core.stats.evidence import check_intervals, rank_ranges_with_evidence
+from core.stats.friedman import FriedmanResult, friedman
+from core.leaderboard.subset_draws import SubsetDraws
+from core.leaderboard.task_bootstrap import EPS, RankCI, rank_summary, task_wins
 
 __all__ = ["RANK_BY", "Leaderboard", "LeaderboardError", "LeaderboardRow", "LeaderboardSettings", "PairwiseRow",
            "ScoreMatrix", "aggregate", "bootstrap_intervals", "pivot", "point_estimates", "rank_one_probability",
@@ -438,7 +438,7 @@ def aggregate(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSet
     order = ranking_order(points.means if settings.rank_by == "mean" else points.win_rates)
     iv = bootstrap_intervals(matrix, settings, order)
     diffs = _pair_diffs(matrix, points, iv.pair_a, iv.pair_b)
-    # core.evidence: no interval (and so no verdict) from one task or from resamples that cannot vary.
+    # core.stats.evidence: no interval (and so no verdict) from one task or from resamples that cannot vary.
     mean_ev = check_intervals(points.means, iv.mean_lo, iv.mean_hi, points.completed, "task")
     pair_ev = check_intervals(diffs, iv.pair_lo, iv.pair_hi, iv.pair_n, "shared task")
     unpaired = check_intervals(diffs, iv.unpaired_lo, iv.unpaired_hi, iv.pair_n, "shared task")

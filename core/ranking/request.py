@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.annotators import annotator_quality, apply_policy
-from core.choices import POLICIES
+from core.annotators.quality import annotator_quality, apply_policy
+from core.schema import POLICIES
 from core.filters import Filters
 from core.filters import apply as apply_filters
 

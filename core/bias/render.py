@@ -1,4 +1,4 @@
-"""JSON and markdown renderings of a :class:`core.bias.BiasReport` (``evalboard bias``).
+"""JSON and markdown renderings of a :class:`core.bias.diagnose.BiasReport` (``evalboard bias``).
 
 ``report_dict`` is the DESIGN "CLI" contract of ``bias --format json``: every contract key is always
 present for an available test, so scripts can rely on them; a test that could not run is
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.bias import (PRACTICAL_SHARE, BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest,
+from core.bias.diagnose import (PRACTICAL_SHARE, BiasReport, Binomial, Corrections, LengthTest, OrderTest, PairingTest,
                        PositionTest, TableTest, TwoProportions, Unavailable)
 from core.formats import dumps, markdown_table, markdown_text, p_value, undefined_as_null
 from core.formats import number as _number
@@ -20,7 +20,7 @@ TESTS = ("position", "order", "model_position", "time_exposure", "length", "pair
 
 def report_dict(report: BiasReport, prepared=None) -> dict[str, Any]:
     """The contract; a statistic a test could not compute is null, its block's verdict (or counts) say why.
-    ``prepared`` (core.request.PreparedVotes) adds the request: items and judgements, the dimension
+    ``prepared`` (core.ranking.request.PreparedVotes) adds the request: items and judgements, the dimension
     analysed and the annotator policy."""
     out: dict[str, Any] = {"n_votes": report.n_votes, "n_golden": report.n_golden, "alpha": report.alpha}
     if prepared is not None:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.choices import POLICIES
-from core.intervals import wilson_array
+from core.schema import POLICIES
+from core.stats.intervals import wilson_array
 
 MIN_GOLDEN = 3
 MIN_GOLDEN_ACCURACY = 0.60

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.bootstrap import multinomial_counts, rank_interval
-from core.intervals import kish_n_eff, z_value
-from core.pairwise import Cells, compress, compress_votes
+from core.ranking.bootstrap import multinomial_counts, rank_interval
+from core.stats.intervals import kish_n_eff, z_value
+from core.ranking.cells import Cells, compress, compress_votes
 
 IPW_CLIP = (0.2, 5.0)  # METHODS §6: truncate normalised weights to [0.2, 5], no renormalisation
 

@@ -13,15 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core import bradley_terry as bt
-from core.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
+from core.ranking import bradley_terry as bt
+from core.ranking.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
     rank_interval, ranks_of
-from core.choices import CI_METHODS, SCHEMES, TIE_MODELS
-from core.evidence import check_intervals, widen_rank_ranges, zero_width
-from core.intervals import z_value
-from core.pairwise import Cells, compress_votes, win_matrix
-from core.display import is_internal
-from core.winrate import win_rates
+from core.schema import CI_METHODS, SCHEMES, TIE_MODELS
+from core.stats.evidence import check_intervals, widen_rank_ranges, zero_width
+from core.stats.intervals import z_value
+from core.ranking.cells import Cells, compress_votes, win_matrix
+from core.annotators.golden_names import is_internal
+from core.ranking.winrate import win_rates
 
 
 class RankingError(ValueError):
@@ -104,11 +104,11 @@ def rank_votes(votes: pd.DataFrame, settings: RankSettings = RankSettings()) -> 
     used, unrated = without_absent_models(used)
     check_vote_weights(used)
     if settings.scheme == "adjusted":
-        from core.ranking_adjusted import rank_adjusted
+        from core.ranking.adjusted import rank_adjusted
 
         ranking = rank_adjusted(used, settings, rank_cells(compress_votes(used), replace(settings, scheme="bt")))
     elif settings.scheme in ("stratified", "ipw"):
-        from core.corrections import rank_corrected
+        from core.ranking.corrections import rank_corrected
 
         ranking = rank_corrected(used, settings)
     else:
@@ -181,7 +181,7 @@ def rank_cells(cells: Cells, settings: RankSettings = RankSettings()) -> Ranking
     if cells.n_models < 2:
         raise RankingError("a ranking needs at least two models")
     if settings.ties == "davidson":
-        from core.ranking_ties import rank_davidson
+        from core.ranking.davidson import rank_davidson
 
         return rank_davidson(cells, settings)
     return _rank_bt(cells, settings)
@@ -282,7 +282,7 @@ def build_rows(cells: Cells, rating, strength, low, high, rank_low, rank_high, f
                anchor: tuple[int, float] | None = None) -> tuple[ModelRow, ...]:
     """One row per model, best first; observed win rates and vote counts come from the cells.
 
-    Every scheme's intervals pass the rules of :mod:`core.evidence` here: no interval from fewer than
+    Every scheme's intervals pass the rules of :mod:`core.stats.evidence` here: no interval from fewer than
     two votes or from resamples that cannot vary (with the reason in ``interval_note``), the rating
     inside its interval, rank ranges covering every model the data cannot separate. ``flat`` marks
     models whose bootstrap statistic never varied although an analytic interval (Wilson) remains.

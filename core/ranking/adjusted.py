@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core import bradley_terry as bt
-from core.bt_covariates import ConvergenceError, NotIdentifiableError, SeparationError, fit_adjusted, style_features
-from core.pairwise import compress_votes
+from core.ranking import bradley_terry as bt
+from core.ranking.covariates import ConvergenceError, NotIdentifiableError, SeparationError, fit_adjusted, style_features
+from core.ranking.cells import compress_votes
 from core.ranking import Covariate, Ranking, RankingError, RankSettings, anchor_index, build_rows, normal_intervals
 
 LEFT_SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # by outcome code: model_a, model_b, tie, tie (bothbad)

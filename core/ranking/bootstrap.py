@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
-from core.pairwise import Cells, merge_sides, pair_counts, win_matrix
+from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
+from core.ranking.cells import Cells, merge_sides, pair_counts, win_matrix
 
 DEFAULT_REPLICATES = 1000
 PIPELINE_BATCHES = 4
@@ -90,7 +90,7 @@ def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPL
                  ) -> BTBootstrap:
     """Multinomial cell bootstrap of BT ratings; ``theta`` is the full-data fit (warm start).
 
-    The multinomial is drawn over the cells of unordered pairs (:func:`core.pairwise.merge_sides`),
+    The multinomial is drawn over the cells of unordered pairs (:func:`core.ranking.cells.merge_sides`),
     which is the METHODS §3 protocol whenever each pair is always seated the same way (as in D1) and
     equal to it in distribution otherwise.
     """

@@ -5,7 +5,7 @@ Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`un
 ``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
 per row of ``I``. They are the reference the leaderboard's fast path is tested against.
 
-The engine (:class:`core.subset_draws.SubsetDraws`, on :func:`draw_counts`) serves many score
+The engine (:class:`core.leaderboard.subset_draws.SubsetDraws`, on :func:`draw_counts`) serves many score
 vectors at once. A draw depends only on the *shape* of the task set, the stratum sizes in sorted
 stratum order (just ``(n,)`` without strata), never on which tasks or scores it is applied to. So
 every vector whose task set has the same shape can share the draw of a fresh ``default_rng(seed)``,
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.bootstrap import percentile_interval
+from core.ranking.bootstrap import percentile_interval
 
 DEFAULT_REPLICATES = 1000
 EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant
@@ -331,7 +331,7 @@ def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
 
 
 def tied_ranks(samples: np.ndarray, eps: float = EPS) -> np.ndarray:
-    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.bootstrap.ranks_of` with float noise
+    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.ranking.bootstrap.ranks_of` with float noise
     treated as a tie. Replicate means of discrete scores tie exactly in exact arithmetic, and whether
     float rounding splits such a tie depends on the summation order (METHODS §3 D3 references)."""
     samples = np.asarray(samples, dtype=np.float64)
@@ -369,7 +369,7 @@ def rank_bootstrap(scores, replicates: int = DEFAULT_REPLICATES, alpha: float = 
     values = scores if rank_by == "mean" else task_wins(scores).astype(np.float64)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     codes = None if strata is None else strata_codes(strata)
-    from core.subset_draws import SubsetDraws  # it builds on this module's draws
+    from core.leaderboard.subset_draws import SubsetDraws  # it builds on this module's draws
 
     draws = SubsetDraws(values, w, codes, replicates, seed)
     sid = draws.subset(keep)

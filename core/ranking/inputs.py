@@ -8,12 +8,12 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from core import bradley_terry as bt
-from core.annotators import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
-from core.pairwise import Cells, cells_from_counts
+from core.ranking import bradley_terry as bt
+from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
+from core.ranking.cells import Cells, cells_from_counts
 from core.ranking import (Ranking, RankingError, RankSettings, analysed_votes, anchor_index, normal_intervals,
                           rank_cells, rank_votes, without_absent_models)
-from core.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
+from core.ranking.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
                           dimension_rows, prepare_votes)
 from core.schema import COUNT_STRATA
 
@@ -33,7 +33,7 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
                prepared: PreparedVotes | None = None) -> Ranking | dict[tuple, Ranking]:
     """Rank a validated input of any pairwise kind; with ``by``, one ranking per group.
 
-    Votes go through :func:`core.request.prepare_votes` (one dimension unless ``by`` has it, the
+    Votes go through :func:`core.ranking.request.prepare_votes` (one dimension unless ``by`` has it, the
     annotator policy ``annotators``) unless ``prepared`` already holds them."""
     by = by or []
     if kind == "votes":
@@ -48,7 +48,7 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         if settings.scheme not in ("bt", "winrate"):
             raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
                                "and winrate")
-        # a counts table with a dimension stratum: one dimension at a time too (core.request)
+        # a counts table with a dimension stratum: one dimension at a time too (core.ranking.request)
         choice = choose_dimension(frame, dimension, by)
         frame = dimension_rows(frame, choice)
         shown = {"dimension": choice.as_dict()} if len(choice.available) > 1 else {}

@@ -11,7 +11,7 @@ from scipy.special import expit
 from scipy.stats import binomtest, chisquare, fisher_exact, norm
 
 from core.formats import p_text  # noqa: F401 — re-exported: the wording of p-values lives in core.formats
-from core.intervals import kish_n_eff, wilson
+from core.stats.intervals import kish_n_eff, wilson
 
 
 @dataclass(frozen=True)

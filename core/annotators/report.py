@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.agreement import agreement_from_votes
+from core.annotators.agreement import agreement_from_votes
 from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
 from core.formats import number as _number
 
@@ -31,19 +31,19 @@ class AnnotatorReport:
     quality: pd.DataFrame  # annotator_quality(): one row per annotator
     agreement: dict[str, Any]  # agreement_summary()
     exclusion_effect: dict[str, Any] = field(default_factory=dict)
-    request: dict[str, Any] = field(default_factory=dict)  # core.request.PreparedVotes.as_dict()
+    request: dict[str, Any] = field(default_factory=dict)  # core.ranking.request.PreparedVotes.as_dict()
     request_lines: tuple[str, ...] = ()  # the same, as sentences
 
 
 def build(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> AnnotatorReport:
     """Quality table, agreement block and exclusion effect for a canonical votes frame."""
-    from core.request import prepare_votes
+    from core.ranking.request import prepare_votes
 
     return build_prepared(prepare_votes(votes, policy, alpha=alpha), alpha)
 
 
 def build_prepared(prepared, alpha: float = 0.05) -> AnnotatorReport:
-    """The report of a request's prepared votes (core.request): quality on one row per judged item,
+    """The report of a request's prepared votes (core.ranking.request): quality on one row per judged item,
     agreement on the analysed dimension's judgements after the policy, and the effect of the policy."""
     quality = prepared.quality
     return AnnotatorReport(alpha=alpha, n_votes=int(quality["n_votes"].sum()) if len(quality) else 0,
@@ -63,7 +63,7 @@ def _rankable(votes: pd.DataFrame) -> pd.DataFrame:
 
 def exclusion_effect(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> dict[str, Any]:
     """BT ranks (ci="none") with all votes and after the annotator ``policy`` (see :func:`policy_effect`)."""
-    from core.request import prepare_votes
+    from core.ranking.request import prepare_votes
 
     return policy_effect(prepare_votes(votes, policy, alpha=alpha), alpha)
 

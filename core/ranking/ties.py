@@ -13,7 +13,7 @@ Inputs are count matrices over models 0..K−1 (the caller sorts names, METHODS 
 (weighted) decisive votes i won against j, ``ties`` symmetric (both_bad counts as a tie). Strengths are
 reported with mean(π) = 1 and Elo = 400·log₁₀π + 1500 as in §2.
 
-This module also holds the two numerical helpers shared with :mod:`core.bt_covariates`: a damped Newton
+This module also holds the two numerical helpers shared with :mod:`core.ranking.covariates`: a damped Newton
 maximiser for concave log-likelihoods and an exact (linear-programming) test for a direction of recession,
 i.e. for data whose MLE is infinite or not unique (Albert & Anderson 1984, Biometrika 71:1–10).
 """
@@ -29,7 +29,7 @@ from scipy.linalg import LinAlgError, lstsq, solve
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
-from core.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
+from core.ranking.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
 
 SYMMETRY_TOLERANCE = 1e-9  # relative; a tie count matrix from float sums may be off in the last bits
 LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import bradley_terry as bt
-from core.bootstrap import multinomial_counts, percentile_interval, rank_interval
-from core.bt_ties import NotIdentifiableError, fit_davidson
-from core.pairwise import Cells, outcome_matrices
+from core.ranking import bradley_terry as bt
+from core.ranking.bootstrap import multinomial_counts, percentile_interval, rank_interval
+from core.ranking.ties import NotIdentifiableError, fit_davidson
+from core.ranking.cells import Cells, outcome_matrices
 from core.ranking import Ranking, RankSettings, anchor_index, build_rows
 
 

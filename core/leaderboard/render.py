@@ -1,4 +1,4 @@
-"""A :class:`~core.leaderboard.Leaderboard` as the JSON report and the markdown table of
+"""A :class:`~core.leaderboard.aggregate.Leaderboard` as the JSON report and the markdown table of
 ``evalboard leaderboard`` (contract in DESIGN.md, "CLI"): the table a CI job posts as a comment."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from dataclasses import asdict
 from typing import Any
 
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number, p_text
-from core.leaderboard import Leaderboard
-from core.nemenyi import nemenyi_sentence
-from core.short_names import short_names
+from core.leaderboard.aggregate import Leaderboard
+from core.leaderboard.nemenyi import nemenyi_sentence
+from core.leaderboard.short_names import short_names
 
 ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table (kept distinct)
 
@@ -69,7 +69,7 @@ def _two(value: float | None) -> str:
 
 def model_labels(board: Leaderboard) -> dict[str, str]:
     """Every model id of the board as the markdown tables show it: at most ID_WIDTH characters where
-    that keeps ids apart (:func:`core.short_names.short_names`), markdown-escaped."""
+    that keeps ids apart (:func:`core.leaderboard.short_names.short_names`), markdown-escaped."""
     ids = [r.model_id for r in board.rows] + [m for p in board.pairwise for m in (p.model_a, p.model_b)]
     return {i: markdown_text(name) for i, name in short_names(ids, ID_WIDTH).items()}
 
@@ -159,7 +159,7 @@ def missing_sentence(board: Leaderboard, missing: str | None = None) -> str:
 
 def friedman_sentences(f) -> list[str]:
     """The Friedman / Iman–Davenport verdict and, only after a rejection (Demšar 2006), Nemenyi's
-    summary (:func:`core.nemenyi.nemenyi_sentence`); markdown-safe. Shared by the CLI markdown and the
+    summary (:func:`core.leaderboard.nemenyi.nemenyi_sentence`); markdown-safe. Shared by the CLI markdown and the
     Leaderboard page."""
     verdict = "the models differ" if f.reject else "no difference shown, so no post-hoc test"
     if f.chi2 != f.chi2:

@@ -53,7 +53,7 @@ def to_json(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None)
 def request_lines(details: dict[str, Any], how: str = "choose with --dimension") -> list[str]:
     """The dimension analysed and the annotator policy of a votes ranking, as sentences (none for counts
     tables and matrices, which carry neither)."""
-    from core.request import DimensionChoice, PolicyOutcome
+    from core.ranking.request import DimensionChoice, PolicyOutcome
 
     lines = []
     if "dimension" in details:

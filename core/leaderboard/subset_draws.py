@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.task_bootstrap import COLUMN_CHUNK, _index_chunks, block_layout, draw_counts
+from core.leaderboard.task_bootstrap import COLUMN_CHUNK, _index_chunks, block_layout, draw_counts
 
 DERIVE_SHARE = 0.5  # subsets at least this share of the task set are derived from its draw
 

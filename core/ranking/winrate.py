@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.intervals import wilson_array, z_value
+from core.stats.intervals import wilson_array, z_value
 
 __all__ = ["WinRateInputError", "WinRates", "pairwise_win_rates", "win_rates"]
 
@@ -104,7 +104,7 @@ def win_rates(left, right, score, count, n_models: int, *, weight=None, alpha: f
     WinRateInputError
         If lengths differ, an index is out of range or not an integer, a model meets itself,
         a score leaves [0, 1], or a count or weight is negative or not finite.
-    core.intervals.IntervalInputError
+    core.stats.intervals.IntervalInputError
         If `alpha` is not strictly between 0 and 1 (also a ``ValueError``).
     """
     z_value(alpha)  # validates alpha before any work

@@ -1,0 +1,1 @@
+"""Annotator quality: golden accuracy, fast answers, agreement, and the annotators report."""

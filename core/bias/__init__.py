@@ -1,0 +1,1 @@
+"""Bias diagnostics of blind A/B votes and the raw-versus-corrected comparison."""

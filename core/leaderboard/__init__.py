@@ -1,0 +1,1 @@
+"""Leaderboards from score tables: aggregation, task bootstrap, Friedman/Nemenyi, rendering."""

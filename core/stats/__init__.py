@@ -1,0 +1,1 @@
+"""Generic numerics: intervals, resampling, Newton's method, significance tests, Friedman."""
