@@ -18,6 +18,12 @@ from core.io import load
 from core.ranking.cells import compress_votes, win_matrix
 from tests.conftest import shared_file
 
+from tests.reference_values import (
+    D1, D1E_MAP_ELO, D1E_MAP_PI, D1E_PURE_PI, D1_ELO, D1_ELO_ANCHORED_D, D1_ELO_GEOMETRIC, D1_MLE_PI, D1_MM_PI,
+    D1_MM_ITERATIONS, D1_PRIOR_PI, D1_P_A_BEATS_B, D1_W, D1_WEIGHTED_PI, D1_WEIGHTED_W, DISCONNECTED_MM_PI,
+    DISCONNECTED_W,
+)
+
 # Tolerances (METHODS §0): point estimates rtol 1e-6; an MM fit stopped at tol 1e-6 is held to
 # rtol 1e-5 on π and abs 1e-3 on Elo. Newton stops at |Δθ| < 1e-10, so it meets the exact MLE.
 RTOL_REF = 1e-6
@@ -30,23 +36,7 @@ ATOL_PEER_ELO = 0.01  # live peer cross-check, Elo points
 ATOL_CHOIX = 1e-6  # choix's test cases print 9 digits
 
 MODELS = ("A", "B", "C", "D")
-# METHODS §2, Reference D1: per pair (i, j, i-wins, j-wins, ties), i always on the left.
-D1 = [(0, 1, 6, 3, 1), (0, 2, 7, 2, 1), (0, 3, 5, 1, 0), (1, 2, 4, 4, 2), (1, 3, 6, 2, 0), (2, 3, 3, 3, 2)]
-D1_W = np.array([[0, 6.5, 7.5, 5], [3.5, 0, 5, 6], [2.5, 5, 0, 4], [1, 2, 4, 0]])
-D1_MLE_PI = [1.9317162, 0.9409371, 0.6708237, 0.4565230]
-D1_MM_PI = [1.9317152, 0.9409376, 0.6708240, 0.4565232]
-D1_ELO = [1614.3773, 1489.4242, 1430.6434, 1363.7851]
-D1_ELO_GEOMETRIC = [1639.8197, 1514.8668, 1456.0859, 1389.2276]
-D1_ELO_ANCHORED_D = [1250.5921, 1125.6392, 1066.8583, 1000.0]
-D1_P_A_BEATS_B = 0.6724499
-D1_WEIGHTED_W = np.array([[0, 9, 9.5, 7], [5, 0, 6, 8], [3.5, 7, 0, 5.5], [1, 3, 5.5, 0]])
-D1_WEIGHTED_PI = [1.9289345, 0.9000165, 0.7157356, 0.4553134]
-D1_PRIOR_PI = [1.8947731, 0.9478818, 0.6831023, 0.4742428]  # c = 0.5 forced on identifiable D1
-# D1 + model E losing 4–0 to A (METHODS §2, "Non-identifiable").
-D1E_PURE_PI = [2.4146435, 1.1761723, 0.8385301, 0.5706541, 0.0]
-D1E_MAP_PI = [2.3332145, 1.1183174, 0.8046596, 0.5552990, 0.1885095]
-D1E_MAP_ELO = [1647.18, 1519.43, 1462.24, 1397.81, 1210.13]
-DISCONNECTED_W = np.array([[0, 3, 0, 0], [1, 0, 0, 0], [0, 0, 0, 2], [0, 0, 2, 0]], dtype=float)
+# METHODS §2, Reference D1 and its worked values: tests/reference_values.py.
 
 
 def d1_win_matrix() -> np.ndarray:
@@ -83,7 +73,7 @@ def test_mm_reference_d1_iterations_and_strengths():
     # METHODS §2, D1: "MM as specified: 25 iterations".
     fit = bt.fit(D1_W, MODELS)
     assert fit.identifiable and fit.prior == 0.0 and fit.n_components == 1
-    assert fit.converged and fit.iterations == 25
+    assert fit.converged and fit.iterations == D1_MM_ITERATIONS
     assert_allclose(fit.pi, D1_MM_PI, rtol=RTOL_REF)
     assert fit.pi.mean() == pytest.approx(1.0, rel=1e-12)
 
@@ -202,7 +192,7 @@ def test_disconnected_graph_pure_mm_output_is_arbitrary_but_the_policy_flags_it(
     # METHODS §2 failure (c): W = [[0,3,0,0],[1,0,0,0],[0,0,0,2],[0,0,2,0]] ⇒ pure MM π = (1.5, 0.5, 1, 1).
     pi, _, converged = bt.mm(DISCONNECTED_W)
     assert converged
-    assert_allclose(pi, [1.5, 0.5, 1.0, 1.0], rtol=1e-12)
+    assert_allclose(pi, DISCONNECTED_MM_PI, rtol=1e-12)
     assert bt.strong_components(DISCONNECTED_W) == 2
     fit = bt.fit(DISCONNECTED_W, MODELS)
     assert not fit.identifiable and fit.prior == 0.5 and fit.n_components == 2
