@@ -15,16 +15,13 @@ from core.ranking.covariates import fit_adjusted
 from core.ranking.ties import (ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson,
                           fit_rao_kupper)
 
+from tests.reference_values import D1, D1_DAVIDSON_NU, D1_DAVIDSON_PI, D1_RK_PI, D1_RK_THETA
+
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
 RTOL_SCIPY = 1e-5  # BFGS stops at gtol 1e-9 on the NLL; its π agrees with Newton to ~1e-7
 RTOL_EXACT = 1e-9  # two exact solvers of the same likelihood (or a closed form)
 
-# METHODS §2, Reference D1: per pair (i-wins, j-wins, ties), i always on the left.
-D1 = [(0, 1, 6, 3, 1), (0, 2, 7, 2, 1), (0, 3, 5, 1, 0), (1, 2, 4, 4, 2), (1, 3, 6, 2, 0), (2, 3, 3, 3, 2)]
-D1_DAVIDSON_PI = [2.0806462, 0.9084040, 0.6156312, 0.3953186]
-D1_DAVIDSON_NU = 0.2890916
-D1_RK_PI = [1.9826713, 0.9345503, 0.6539375, 0.4288409]
-D1_RK_THETA = 1.3130479
+# METHODS §2, Reference D1 and its tie-model fits: tests/reference_values.py.
 
 
 def matrices(pairs, k):

@@ -22,6 +22,8 @@ from core.ranking.cells import (PairwiseInputError, merge_sides, battle_matrix, 
 from core.ranking import RankSettings, rank_cells, rank_votes
 from core.schema import OUTCOME_CODE, OUTCOMES
 
+from tests.reference_values import D1, D1_ARENA_RANK, D1_BOOTSTRAP_ELO_A_MEAN, D1_ELO_CI, D1_FIRST_DRAW, D1_RANK_CI
+
 ATOL_BOOT_ELO = 0.01  # METHODS §0/§3: bootstrap references with an absolute tolerance (Elo points)
 ATOL_ELO_MM = 1e-3  # METHODS §0: MM fits (tol 1e-6), abs 1e-3 on Elo
 ATOL_ELO_NEWTON = 1e-6  # batched Newton vs single tight fits of the same replicate
@@ -30,14 +32,8 @@ P_MIN_KS = 0.01
 P_MIN_COVERAGE = 0.001
 
 MODELS = ("A", "B", "C", "D")
-# METHODS §2, Reference D1: per pair (i, j, i-wins, j-wins, ties), i always on the left.
-D1 = [(0, 1, 6, 3, 1), (0, 2, 7, 2, 1), (0, 3, 5, 1, 0), (1, 2, 4, 4, 2), (1, 3, 6, 2, 0), (2, 3, 3, 3, 2)]
+# METHODS §2, Reference D1, and its §3 bootstrap values ("BT on D1, B = 200", seed 0): tests/reference_values.py.
 A, B, TIE, BOTHBAD = (OUTCOME_CODE[o] for o in OUTCOMES)
-# METHODS §3, "BT on D1, B = 200" (seed 0).
-D1_FIRST_DRAW = [3, 0, 2, 0, 2, 12, 1, 6, 4, 4, 5, 0, 7, 0, 3, 3]
-D1_ELO_CI = [(1527.17, 1670.74), (1388.48, 1575.84), (1271.47, 1524.78), (1164.55, 1473.40)]
-D1_RANK_CI = [(1, 2), (1, 3), (2, 4), (3, 4)]
-D1_ARENA_RANK = [1, 1, 2, 2]
 
 
 def d1_votes() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,7 +218,7 @@ def test_multinomial_and_row_bootstrap_agree_in_distribution(d1_cells):
     # Means: sd ≈ 40 ⇒ SE of the difference ≈ 1.8 Elo; 6 Elo is > 3 SE.
     assert abs(elo_rows.mean() - elo_multi.mean()) < 6.0
     assert elo_rows.std() == pytest.approx(elo_multi.std(), rel=0.1)
-    assert elo_multi.mean() == pytest.approx(1611.9, abs=6.0)
+    assert elo_multi.mean() == pytest.approx(D1_BOOTSTRAP_ELO_A_MEAN, abs=6.0)
 
 
 # --- batched Newton vs single fits ------------------------------------------------------------------
