@@ -15,6 +15,12 @@ from numpy.testing import assert_allclose
 from core.ranking.covariates import (ConvergenceError, CovariateInputError, NotIdentifiableError, SeparationError,
                                 bt_covariance, elo_standard_errors, fit_adjusted, style_features)
 
+from tests.reference_values import (
+    BASEBALL_HOME, BASEBALL_HOME_PI_SHARES, BASEBALL_HOME_THETA, BASEBALL_HOME_THETA_SE, BASEBALL_THETA,
+    BASEBALL_THETA_SE, D1, D1_ELO, D1_MLE_PI, D4_BETA, D4_BETA_SE, D4_ELO, D4_FEATURE_MEAN_SD, D4_LEFT,
+    D4_LEN_L, D4_LEN_R, D4_OUTCOME, D4_PI, D4_PLAIN_PI, D4_RIGHT, D4_THETA,
+)
+
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
 RTOL_GLM = 1e-7  # statsmodels IRLS (tol 1e-8 on the deviance) vs our Newton (step < 1e-10)
 RTOL_EXACT = 1e-9  # the same likelihood written two ways
@@ -24,15 +30,7 @@ RTOL_MONTE_CARLO = 0.15  # 300 replicates: the SD of an SD estimate is about 1/�
 
 BASEBALL = Path(__file__).resolve().parents[2] / "shared" / "data" / "bradleyterry2_classic" / "baseball.csv"
 
-# METHODS §8, Reference D4 (models A, B, C; T = tie).
-D4_LEFT, D4_RIGHT = "ABCABCABCABCBCABCAACBBCA", "BCABCACABCABAABCBCBACAAB"
-D4_OUTCOME = "LLRLTRLLRRLTLRLLRTLRLLRL"
-D4_LEN_L = [900, 300, 500, 1200, 350, 450, 800, 250, 600, 1000, 400, 700, 300, 650, 1100, 320, 480, 950, 500,
-            300, 700, 280, 520, 1000]
-D4_LEN_R = [400, 600, 900, 500, 400, 800, 300, 700, 500, 450, 500, 650, 900, 1000, 500, 900, 500, 600, 800, 500,
-            900, 700, 600, 400]
-# METHODS §2, Reference D1: per pair (i-wins, j-wins, ties), i always on the left.
-D1 = [(0, 1, 6, 3, 1), (0, 2, 7, 2, 1), (0, 3, 5, 1, 0), (1, 2, 4, 4, 2), (1, 3, 6, 2, 0), (2, 3, 3, 3, 2)]
+# METHODS §8, Reference D4, and §2, Reference D1, with their worked values: tests/reference_values.py.
 
 
 @pytest.fixture
@@ -70,7 +68,7 @@ def glm_design(left, right, k, position, z=None):
 def test_style_features_match_reference_d4():
     # METHODS §8, Reference D4: f mean −0.0447973, population sd 0.3132236.
     sf = style_features(D4_LEN_L, D4_LEN_R)
-    assert_allclose([sf.mean, sf.sd], [-0.0447973, 0.3132236], rtol=RTOL_REF)
+    assert_allclose([sf.mean, sf.sd], D4_FEATURE_MEAN_SD, rtol=RTOL_REF)
     assert sf.z.shape == (24, 1)
     assert_allclose([sf.z.mean(), sf.z.std()], [0, 1], atol=1e-12)
 
@@ -84,11 +82,11 @@ def test_style_only_fit_matches_reference_d4(d4):
     # METHODS §8, Reference D4 (statsmodels GLM binomial, fractional y; scipy agrees).
     z = style_features(D4_LEN_L, D4_LEN_R).z
     res = fit_adjusted(*d4, 3, features=z, position=False, feature_names=["length"])
-    assert_allclose(res.theta, [0, -0.9663681, -2.2595600], rtol=RTOL_REF)
-    assert_allclose(res.beta, [-0.7576722], rtol=RTOL_REF)
-    assert_allclose(res.beta_se, [0.9314101], rtol=RTOL_REF)
-    assert_allclose(res.pi, [2.0203942, 0.7686839, 0.2109219], rtol=RTOL_REF)
-    assert_allclose(res.elo, [1622.1744, 1454.2991, 1229.6487], rtol=RTOL_REF)
+    assert_allclose(res.theta, D4_THETA, rtol=RTOL_REF)
+    assert_allclose(res.beta, [D4_BETA], rtol=RTOL_REF)
+    assert_allclose(res.beta_se, [D4_BETA_SE], rtol=RTOL_REF)
+    assert_allclose(res.pi, D4_PI, rtol=RTOL_REF)
+    assert_allclose(res.elo, D4_ELO, rtol=RTOL_REF)
     assert res.feature_names == ("length",) and res.n_obs == 24 and not res.position
     assert res.delta == 0.0 and res.delta_se == 0.0 and res.theta_se[0] == 0.0
 
@@ -96,7 +94,7 @@ def test_style_only_fit_matches_reference_d4(d4):
 def test_plain_bt_matches_reference_d4(d4):
     # METHODS §8: plain BT on D4 (ties as half wins).
     res = fit_adjusted(*d4, 3, position=False)
-    assert_allclose(res.pi, [1.4455480, 1.2814772, 0.2729748], rtol=RTOL_REF)
+    assert_allclose(res.pi, D4_PLAIN_PI, rtol=RTOL_REF)
 
 
 @pytest.mark.parametrize("position, with_style", [(True, True), (True, False), (False, True)])
@@ -131,8 +129,8 @@ def test_counts_and_weights_agree_with_statsmodels_freq_weights(d4):
 def test_without_delta_and_beta_it_is_the_plain_bt_mle():
     # METHODS §2, Reference D1: exact MLE π (scipy BFGS and statsmodels GLM agree).
     res = fit_adjusted(*d1_votes(), 4, position=False)
-    assert_allclose(res.pi, [1.9317162, 0.9409371, 0.6708237, 0.4565230], rtol=RTOL_REF)
-    assert_allclose(res.elo, [1614.3773, 1489.4242, 1430.6434, 1363.7851], rtol=RTOL_REF)
+    assert_allclose(res.pi, D1_MLE_PI, rtol=RTOL_REF)
+    assert_allclose(res.elo, D1_ELO, rtol=RTOL_REF)
 
 
 @pytest.mark.parametrize("position", [False, True])
@@ -188,13 +186,13 @@ def test_baseball_home_advantage_matches_bradleyterry2():
     teams, left, right, y, count = baseball_votes()
     assert teams[0] == "Baltimore"  # BradleyTerry2's reference level, as our θ₀ = 0
     res = fit_adjusted(left, right, y, len(teams), count=count, position=True)
-    assert_allclose(res.delta, 0.3023, atol=ATOL_R4)
-    assert_allclose(res.delta_se, 0.1309, atol=ATOL_R4)
+    assert_allclose(res.delta, BASEBALL_HOME[0], atol=ATOL_R4)
+    assert_allclose(res.delta_se, BASEBALL_HOME[1], atol=ATOL_R4)
     # Boston, Cleveland, Detroit, Milwaukee, New York, Toronto.
-    assert_allclose(res.theta[1:], [1.1438, 0.7047, 1.4754, 1.6196, 1.2813, 1.3271], atol=ATOL_R4)
-    assert_allclose(res.theta_se[1:], [0.3378, 0.3350, 0.3446, 0.3474, 0.3404, 0.3403], atol=ATOL_R4)
+    assert_allclose(res.theta[1:], BASEBALL_HOME_THETA, atol=ATOL_R4)
+    assert_allclose(res.theta_se[1:], BASEBALL_HOME_THETA_SE, atol=ATOL_R4)
     # Agresti Table 10.11, column 5 (abilities normalised to sum 1, 3 decimals; test-baseball.R).
-    assert_allclose(np.sort(res.pi / res.pi.sum()), [0.044, 0.088, 0.137, 0.157, 0.164, 0.190, 0.220],
+    assert_allclose(np.sort(res.pi / res.pi.sum()), BASEBALL_HOME_PI_SHARES,
                     atol=5e-4)
 
 
@@ -202,8 +200,8 @@ def test_baseball_without_home_advantage_matches_bradleyterry2():
     # BradleyTerry2 tests/baseball.Rout.save, `baseballModel1` (plain BT).
     teams, left, right, y, count = baseball_votes()
     res = fit_adjusted(left, right, y, len(teams), count=count, position=False)
-    assert_allclose(res.theta[1:], [1.1077, 0.6839, 1.4364, 1.5814, 1.2476, 1.2945], atol=ATOL_R4)
-    assert_allclose(res.theta_se[1:], [0.3339, 0.3319, 0.3396, 0.3433, 0.3359, 0.3367], atol=ATOL_R4)
+    assert_allclose(res.theta[1:], BASEBALL_THETA, atol=ATOL_R4)
+    assert_allclose(res.theta_se[1:], BASEBALL_THETA_SE, atol=ATOL_R4)
 
 
 # --- covariance: observed vs sandwich, Elo SEs ------------------------------------------------------
