@@ -22,6 +22,11 @@ from core.stats.intervals import (
     z_value,
 )
 
+from tests.reference_values import (
+    WEIGHTED_N_EFF, WEIGHTED_P, WEIGHTED_W, WEIGHTED_WILSON, WEIGHTED_WILSON_CC, WEIGHTED_Y, WILSON_TABLE,
+    Z_975,
+)
+
 # METHODS §1 quotes 10 decimals, so 1e-9 is the tightest fair comparison with its table.
 ATOL_REFERENCE = 1e-9
 # scipy/statsmodels use centre ± half-width, we use a product-of-roots form: equal up to rounding.
@@ -30,26 +35,18 @@ ATOL_PEER = 1e-12
 RTOL_IDENTITY = 1e-12
 ATOL_IDENTITY = 1e-12
 
-# METHODS §1 table: (x, n, Wilson, Wilson-cc), alpha = 0.05.
-METHODS_1_TABLE = [
-    (7, 20, (0.1811918241, 0.5671457233), (0.1630866797, 0.5905104338)),
-    (0, 10, (0.0, 0.2775327999), (0.0, 0.3445372183)),
-    (10, 10, (0.7224672001, 1.0), (0.6554627817, 1.0)),
-    (55, 100, (0.4524460300, 0.6438546202), (0.4475426312, 0.6485718897)),
-    (1, 1, (0.2065493144, 1.0), (0.0546207555, 1.0)),
-]
+# METHODS §1 table: (x, n, Wilson, Wilson-cc), alpha = 0.05 (tests/reference_values.py).
+METHODS_1_TABLE = WILSON_TABLE
 TABLE_IDS = [f"{x}/{n}" for x, n, _, _ in METHODS_1_TABLE]
 
-# METHODS §1 weighted example.
-WEIGHTED_Y = [1, 1, 1, 0, 0, 1, 0, 1]
-WEIGHTED_W = [1, 2, 0.5, 1.5, 1, 0.25, 3, 1]
+# METHODS §1 weighted example: WEIGHTED_Y, WEIGHTED_W and its values in tests/reference_values.py.
 
 
 # --- reference values (METHODS §1) -----------------------------------------------------------
 
 def test_z_value_matches_methods_0():
     # METHODS §0: z = Φ⁻¹(1 − α/2) = 1.959963984540054 at α = 0.05.
-    assert z_value(0.05) == pytest.approx(1.959963984540054, abs=1e-15)
+    assert z_value(0.05) == pytest.approx(Z_975, abs=1e-15)
 
 
 def test_z_value_equals_scipy_normal_quantile():
@@ -82,10 +79,10 @@ def test_weighted_example_matches_methods_1():
     plain = weighted_wilson(WEIGHTED_Y, WEIGHTED_W)
     corrected = weighted_wilson(WEIGHTED_Y, WEIGHTED_W, continuity=True)
     assert isinstance(plain, WeightedProportion)
-    assert plain.p == pytest.approx(0.4634146341, abs=ATOL_REFERENCE)
-    assert plain.n_eff == pytest.approx(5.6599326599, abs=ATOL_REFERENCE)
-    assert_allclose((plain.low, plain.high), (0.1607888031, 0.7956237481), atol=ATOL_REFERENCE)
-    assert_allclose((corrected.low, corrected.high), (0.1136248280, 0.8477388139), atol=ATOL_REFERENCE)
+    assert plain.p == pytest.approx(WEIGHTED_P, abs=ATOL_REFERENCE)
+    assert plain.n_eff == pytest.approx(WEIGHTED_N_EFF, abs=ATOL_REFERENCE)
+    assert_allclose((plain.low, plain.high), WEIGHTED_WILSON, atol=ATOL_REFERENCE)
+    assert_allclose((corrected.low, corrected.high), WEIGHTED_WILSON_CC, atol=ATOL_REFERENCE)
     assert (plain.alpha, plain.continuity, corrected.continuity) == (0.05, False, True)
 
 
