@@ -23,6 +23,14 @@ from core.samples import BIASED_MODEL, arena_demo, bt_votes
 from core.schema import OUTCOMES
 from tests.conftest import shared_file
 
+from tests.reference_values import (
+    D2, D2_A_FIELD_CORRECTED, D2_A_FIELD_RAW, D2_ELO, D2_IPW_POSITION, D4_LEFT, D4_LENGTH_BETA,
+    D4_LENGTH_INTERCEPT, D4_LEN_L, D4_LEN_R, D4_OUTCOME, D4_RIGHT, LENGTH_62_OF_100_P, LOGIT_TOY_BETA,
+    LOGIT_TOY_SE, LOGIT_TOY_X, LOGIT_TOY_Y, MODEL_POSITION_P, MODEL_POSITION_P_HOLM, MODEL_POSITION_TEST,
+    ORDER_40_50_VS_30_50, PAIRING_3_PAIRS, PAIRING_6_PAIRS, POSITION_60_OF_100_P, POSITION_60_OF_100_WILSON,
+    POSITION_7_OF_10_P, TIME_EXPOSURE_TEST,
+)
+
 RTOL = 1e-6
 ATOL = 5e-8  # the METHODS references are printed to 7 decimals
 
@@ -39,16 +47,15 @@ def frame(left, right, winner, **extra) -> pd.DataFrame:
 
 def test_position_binomial_references():  # METHODS §4a, §1 (Wilson of 60/100)
     t = binomial(60, 100)
-    assert_allclose(t.p_value, 0.0568879, rtol=RTOL, atol=ATOL)
-    assert_allclose((t.ci_low, t.ci_high), (0.5020, 0.6906), atol=5e-5)
-    assert_allclose(binomial(7, 10).p_value, 0.34375, rtol=RTOL, atol=ATOL)
+    assert_allclose(t.p_value, POSITION_60_OF_100_P, rtol=RTOL, atol=ATOL)
+    assert_allclose((t.ci_low, t.ci_high), POSITION_60_OF_100_WILSON, atol=5e-5)
+    assert_allclose(binomial(7, 10).p_value, POSITION_7_OF_10_P, rtol=RTOL, atol=ATOL)
     assert np.isnan(binomial(0, 0).p_value)
 
 
 def d2_votes() -> tuple[pd.DataFrame, np.ndarray]:
     """Reference D2 of METHODS §5 (left-right, period: left wins / right wins / ties)."""
-    spec = [("A", "B", True, 20, 8, 2), ("B", "A", True, 1, 1, 0), ("A", "B", False, 1, 0, 1), ("B", "A", False, 1, 0, 0),
-            ("A", "C", True, 2, 1, 0), ("C", "A", False, 2, 0, 0), ("B", "C", True, 1, 1, 0), ("C", "B", False, 0, 0, 1)]
+    spec = D2
     rows = [(l, r, e, o) for l, r, e, *n in spec for o, c in zip(OUTCOMES, n) for _ in range(c)]
     left, right, early, win = zip(*rows)
     return frame(left, right, win), np.array(early)
@@ -61,12 +68,12 @@ def test_weighted_position_d2_ipw():  # METHODS §4a weighted score test, §6 D2
     code = votes["winner"].cat.codes.to_numpy()
     dec = code <= 1
     share, n_eff, z, p = weighted_score_test(code[dec] == 0, w[dec])
-    assert_allclose([share, n_eff, z, p], [0.7479938, 14.0213991, 1.8572332, 0.0632780], rtol=RTOL, atol=ATOL)
+    assert_allclose([share, n_eff, z, p], D2_IPW_POSITION, rtol=RTOL, atol=ATOL)
 
 
 def test_order_two_proportions_reference():  # METHODS §4b
     t = two_proportions(40, 50, 30, 50)
-    assert_allclose([t.z, t.p_value, t.chi2, t.fisher_p], [2.1821789, 0.0290963, 4.7619048, 0.0485816], rtol=RTOL, atol=ATOL)
+    assert_allclose([t.z, t.p_value, t.chi2, t.fisher_p], ORDER_40_50_VS_30_50, rtol=RTOL, atol=ATOL)
     assert np.isnan(two_proportions(1, 0, 3, 4).p_value)
 
 
@@ -88,9 +95,9 @@ def test_session_split_ties_broken_by_vote_id_and_row_order():  # METHODS §4b "
 
 def test_model_position_reference():  # METHODS §4c
     t = _table_test(np.array([30, 25, 15]), np.array([20, 25, 25]), ["A", "B", "C"], 0.5, 0.05, "x", "left")
-    assert_allclose([t.chi2, t.df, t.p_value], [4.5, 2, 0.1053992], rtol=RTOL, atol=ATOL)
-    assert_allclose([r.test.p_value for r in t.per_model], [0.2026388, 1, 0.1538599], rtol=RTOL, atol=ATOL)
-    assert_allclose([r.p_holm for r in t.per_model], [0.4615798, 1, 0.4615798], rtol=RTOL, atol=ATOL)
+    assert_allclose([t.chi2, t.df, t.p_value], MODEL_POSITION_TEST, rtol=RTOL, atol=ATOL)
+    assert_allclose([r.test.p_value for r in t.per_model], MODEL_POSITION_P, rtol=RTOL, atol=ATOL)
+    assert_allclose([r.p_holm for r in t.per_model], MODEL_POSITION_P_HOLM, rtol=RTOL, atol=ATOL)
 
 
 def test_time_exposure_reference_through_diagnose():  # METHODS §4d: A 35/15, B 20/30, C 15/25
@@ -101,31 +108,25 @@ def test_time_exposure_reference_through_diagnose():  # METHODS §4d: A 35/15, B
     votes = frame(left, right, ["tie"] * 70, timestamp=pd.to_datetime(seconds, unit="s", utc=True))
     t = diagnose(votes, with_corrections=False).time_exposure
     assert t.p0 == 0.5 and [(r.test.k, r.test.n) for r in t.per_model] == [(35, 50), (20, 50), (15, 40)]
-    assert_allclose([t.chi2, t.df, t.p_value, t.per_model[0].test.p_value], [12.5, 2, 0.0019305, 0.0066004],
+    assert_allclose([t.chi2, t.df, t.p_value, t.per_model[0].test.p_value], TIME_EXPOSURE_TEST,
                     rtol=RTOL, atol=ATOL)
 
 
 def test_length_references():  # METHODS §4e
-    assert_allclose(binomial(62, 100).p_value, 0.0209787, rtol=RTOL, atol=ATOL)
-    x = [-.6, -.4, -.3, -.2, -.1, 0, .05, .1, .2, .3, .5, .7]
-    y = [0, 0, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    assert_allclose(binomial(62, 100).p_value, LENGTH_62_OF_100_P, rtol=RTOL, atol=ATOL)
+    x, y = LOGIT_TOY_X, LOGIT_TOY_Y
     fit = logit_fit(x, y)
-    assert_allclose(fit.beta, (0.4130490, 4.0195589), rtol=RTOL, atol=ATOL)
-    assert_allclose(fit.se, (0.7016070, 2.5653814), rtol=RTOL, atol=ATOL)
+    assert_allclose(fit.beta, LOGIT_TOY_BETA, rtol=RTOL, atol=ATOL)
+    assert_allclose(fit.se, LOGIT_TOY_SE, rtol=RTOL, atol=ATOL)
 
 
 def test_length_d4_through_diagnose():  # METHODS §4e with reference D4 of §8
     code = {"L": "model_a", "R": "model_b", "T": "tie"}
-    votes = frame(list("ABCABCABCABCBCABCAACBBCA"), list("BCABCACABCABAABCBCBACAAB"),
-                  [code[c] for c in "LLRLTRLLRRLTLRLLRTLRLLRL"],
-                  len_a=[900, 300, 500, 1200, 350, 450, 800, 250, 600, 1000, 400, 700, 300, 650, 1100, 320, 480, 950,
-                         500, 300, 700, 280, 520, 1000],
-                  len_b=[400, 600, 900, 500, 400, 800, 300, 700, 500, 450, 500, 650, 900, 1000, 500, 900, 500, 600,
-                         800, 500, 900, 700, 600, 400])
+    votes = frame(list(D4_LEFT), list(D4_RIGHT), [code[c] for c in D4_OUTCOME], len_a=D4_LEN_L, len_b=D4_LEN_R)
     d = bias_report.report_dict(diagnose(votes))["length"]
     assert (d["k"], d["n"]) == (11, 21) and d["p_value"] == pytest.approx(1.0)
-    assert_allclose([d["intercept"], d["intercept_se"], d["intercept_p"]], [0.5054975, 0.4597481, 0.2715458], rtol=RTOL, atol=ATOL)
-    assert_allclose([d["beta"], d["beta_se"], d["beta_p"]], [0.3094249, 1.3764928, 0.8221409], rtol=RTOL, atol=ATOL)
+    assert_allclose([d["intercept"], d["intercept_se"], d["intercept_p"]], D4_LENGTH_INTERCEPT, rtol=RTOL, atol=ATOL)
+    assert_allclose([d["beta"], d["beta_se"], d["beta_p"]], D4_LENGTH_BETA, rtol=RTOL, atol=ATOL)
 
 
 def test_logit_separation_gives_nan_and_flag():  # METHODS §4e: no MLE under separation
@@ -137,9 +138,9 @@ def test_logit_separation_gives_nan_and_flag():  # METHODS §4e: no MLE under se
 
 def test_pairing_references():  # METHODS §4f
     t = pairing_test([30, 25, 15])
-    assert_allclose([t.chi2, t.df, t.p_value], [5.0, 2, 0.0820850], rtol=RTOL, atol=ATOL)
+    assert_allclose([t.chi2, t.df, t.p_value], PAIRING_3_PAIRS, rtol=RTOL, atol=ATOL)
     t = pairing_test([30, 25, 15, 0, 5, 15])
-    assert_allclose([t.chi2, t.df, t.p_value], [43.3333333, 5, 3.1626e-08], rtol=1e-4)
+    assert_allclose([t.chi2, t.df, t.p_value], PAIRING_6_PAIRS, rtol=1e-4)
     assert t.zero_pairs == 1
 
 
@@ -268,9 +269,9 @@ def test_corrections_d2_ranking_changes():  # METHODS §6 D2: IPW changes the ra
     # ties at the median timestamp would mis-split D2, so pass the periods explicitly
     c = corrections(votes.assign(timestamp=pd.to_datetime(times, unit="s", utc=True)), early=early)
     rows = {r.model: r for r in c.rows}
-    assert_allclose(rows["A"].raw_win_rate, 0.6375, rtol=RTOL, atol=ATOL)
-    assert_allclose(rows["A"].stratified_win_rate, 0.4867424, rtol=RTOL, atol=ATOL)
-    assert_allclose([rows[m].elo for m in "ABC"], [1529.2749, 1415.8688, 1531.7186], atol=1e-3)
+    assert_allclose(rows["A"].raw_win_rate, D2_A_FIELD_RAW, rtol=RTOL, atol=ATOL)
+    assert_allclose(rows["A"].stratified_win_rate, D2_A_FIELD_CORRECTED, rtol=RTOL, atol=ATOL)
+    assert_allclose([rows[m].elo for m in "ABC"], D2_ELO, atol=1e-3)
     assert any(r.rank_changed for r in c.rows)
 
 
