@@ -21,22 +21,23 @@ from core.ranking.inputs import parse_by, rank_input
 from core.ranking import RankingError, RankSettings, rank_cells, rank_votes
 from core.samples import arena_demo, arena_demo_truth
 
+from tests.reference_values import (
+    D1_ELO, D1_ELO_ANCHORED_D, D1_NAMED, D2, D2_A_FIELD_CORRECTED, D2_A_FIELD_RAW, D2_A_VS_B, D2_A_VS_C,
+    D2_IPW_ELO, D2_IPW_N_EFF, D2_IPW_PI, D2_IPW_W, D2_IPW_WEIGHTS, D2_IPW_WEIGHT_SUM, D2_PI, U1_GOLDEN_WILSON,
+    Z_975,
+)
+
 RTOL_REF = 1e-6  # METHODS §0: point estimates
 RTOL_MM = 1e-5  # METHODS §0: MM fits stopped at tol 1e-6
 ATOL_ELO_MM = 1e-3
-Z = 1.959963984540054  # METHODS §0
+Z = Z_975  # METHODS §0
 
 NO_CI = RankSettings(ci="none")
 SMALL_B = RankSettings(replicates=100)
 
-# METHODS §2, Reference D1: per pair (left, right, left wins, right wins, ties).
-D1 = [("A", "B", 6, 3, 1), ("A", "C", 7, 2, 1), ("A", "D", 5, 1, 0), ("B", "C", 4, 4, 2), ("B", "D", 6, 2, 0),
-      ("C", "D", 3, 3, 2)]
-D1_ELO = [1614.3773, 1489.4242, 1430.6434, 1363.7851]
-D1_ELO_ANCHORED_D = [1250.5921, 1125.6392, 1066.8583, 1000.0]
-# METHODS §5, Reference D2: (left, right, early?, left wins, right wins, ties).
-D2 = [("A", "B", True, 20, 8, 2), ("B", "A", True, 1, 1, 0), ("A", "B", False, 1, 0, 1), ("B", "A", False, 1, 0, 0),
-      ("A", "C", True, 2, 1, 0), ("C", "A", False, 2, 0, 0), ("B", "C", True, 1, 1, 0), ("C", "B", False, 0, 0, 1)]
+# METHODS §2, Reference D1: per pair (left, right, left wins, right wins, ties); METHODS §5, Reference D2:
+# (left, right, early?, left wins, right wins, ties). Both with their worked values: tests/reference_values.py.
+D1 = D1_NAMED
 
 
 def votes(rows, **columns) -> pd.DataFrame:
@@ -155,12 +156,12 @@ def test_stratified_win_rates_reproduce_d2():
     v, early = d2_votes()
     assert len(v) == 43
     result = stratified_win_rates(v, early=early)
-    assert result["raw"][0] == pytest.approx(0.6375, rel=RTOL_REF)
-    assert result["corrected"][0] == pytest.approx(0.4867424, rel=RTOL_REF)
+    assert result["raw"][0] == pytest.approx(D2_A_FIELD_RAW, rel=RTOL_REF)
+    assert result["corrected"][0] == pytest.approx(D2_A_FIELD_CORRECTED, rel=RTOL_REF)
     assert result["strata_used"][0] == 4
 
 
-@pytest.mark.parametrize("other, raw, corrected, strata", [("B", 0.6714286, 0.4875, 4), ("C", 0.4, 0.3333333, 2)])
+@pytest.mark.parametrize("other, raw, corrected, strata", [("B", *D2_A_VS_B), ("C", *D2_A_VS_C)])
 def test_stratified_head_to_head_d2(other, raw, corrected, strata):
     # METHODS §5, D2: A vs B (21/30, 1.5/2, 1/2, 0/1) and A vs C (2 strata).
     v, early = d2_votes()
@@ -180,10 +181,10 @@ def test_ipw_weights_reproduce_d2():
     # METHODS §6, D2: normalised 5.375/n_c truncated to [0.2, 5]; Σw = 42.875, n_eff = 15.4982128.
     v, early = d2_votes()
     weights, info = ipw_weights(v, early=early)
-    assert_allclose(sorted(set(np.round(weights, 9))), [0.2, 1.7916667, 2.6875, 5.0], rtol=RTOL_REF)
-    assert weights.sum() == pytest.approx(42.875, rel=RTOL_REF)
-    assert info["n_eff"] == pytest.approx(15.4982128, rel=RTOL_REF)
-    assert info["design_effect"] == pytest.approx(43 / 15.4982128, rel=RTOL_REF)
+    assert_allclose(sorted(set(np.round(weights, 9))), D2_IPW_WEIGHTS, rtol=RTOL_REF)
+    assert weights.sum() == pytest.approx(D2_IPW_WEIGHT_SUM, rel=RTOL_REF)
+    assert info["n_eff"] == pytest.approx(D2_IPW_N_EFF, rel=RTOL_REF)
+    assert info["design_effect"] == pytest.approx(43 / D2_IPW_N_EFF, rel=RTOL_REF)
     assert info["grid_cells"] == 12 and info["empty_cells"] == 4
     first_cell = (v["model_a"] == "A").to_numpy() & (v["model_b"] == "B").to_numpy() & early
     assert_allclose(weights[first_cell], 0.2)  # n_c = 30 ⇒ 0.1791667 truncated up to 0.2
@@ -195,13 +196,13 @@ def test_ipw_bradley_terry_reproduces_d2_and_changes_the_ranking():
     v, early = d2_votes()
     weights, _ = ipw_weights(v, early=early)
     weighted = compress_votes(v.assign(weight=weights))
-    assert_allclose(win_matrix(weighted), [[0, 10.91875, 3.583333], [10.83125, 0, 5.1875], [7.166667, 5.1875, 0]],
+    assert_allclose(win_matrix(weighted), D2_IPW_W,
                     rtol=RTOL_REF)
     ipw = by_model(rank_cells(weighted, NO_CI))
     plain = by_model(rank_votes(v, NO_CI))
-    assert_allclose([ipw[m].strength for m in "ABC"], [0.8263140, 0.9359400, 1.2377461], rtol=RTOL_MM)
-    assert_allclose([ipw[m].rating for m in "ABC"], [1466.8580, 1488.4992, 1537.0526], atol=ATOL_ELO_MM)
-    assert_allclose([plain[m].strength for m in "ABC"], [1.1835518, 0.6161294, 1.2003188], rtol=RTOL_MM)
+    assert_allclose([ipw[m].strength for m in "ABC"], D2_IPW_PI, rtol=RTOL_MM)
+    assert_allclose([ipw[m].rating for m in "ABC"], D2_IPW_ELO, atol=ATOL_ELO_MM)
+    assert_allclose([plain[m].strength for m in "ABC"], D2_PI, rtol=RTOL_MM)
     assert plain["A"].rank < plain["B"].rank and ipw["A"].rank > ipw["B"].rank
 
 
@@ -272,7 +273,7 @@ def test_annotator_rules_of_methods_7(annotated):
     assert q.loc["u1", "status"] == "qualified"
     assert q.loc["u1", "golden_accuracy"] == pytest.approx(0.8)
     assert q.loc["u1", "fast_rate"] == pytest.approx(0.2)
-    assert (q.loc["u1", "golden_ci_low"], q.loc["u1", "golden_ci_high"]) == pytest.approx((0.3755346, 0.9637759),
+    assert (q.loc["u1", "golden_ci_low"], q.loc["u1", "golden_ci_high"]) == pytest.approx(U1_GOLDEN_WILSON,
                                                                                           rel=RTOL_REF)
     assert q.loc["u2", "n_golden"] == 2 and q.loc["u2", "fast_rate"] == pytest.approx(0.30)
     assert q.loc["u2", "status"] == "qualified"  # 2 golds: accuracy not evaluable; 0.30 fast passes
