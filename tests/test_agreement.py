@@ -28,11 +28,13 @@ from core.annotators.agreement import (
 )
 from tests.conftest import shared_file
 
+from tests.reference_values import (
+    ALPHA_MISSING, ALPHA_MISSING_VALUE, EVALICA_ALPHA, FLEISS_ITEMS, FLEISS_KAPPA, R1, R1_R2_ALPHA,
+    R1_R2_COHEN_KAPPA, R2,
+)
+
 N = None
-R1 = [0, 0, 1, 1, 2, 0, 1, 0, 2, 1]
-R2 = [0, 1, 1, 1, 2, 0, 0, 0, 1, 1]
-FLEISS_ITEMS = [[0, 0, 0], [0, 0, 1], [1, 1, 1], [1, 2, 2], [2, 2, 2], [0, 1, 2]]
-ALPHA_MISSING = [[0, 0, 1, 1, 2, 0, N, 0], [0, 1, 1, 1, 2, N, 1, 0], [N, 1, 1, 2, 2, 0, 1, 0]]
+# METHODS §7 reference data (R1, R2, FLEISS_ITEMS, ALPHA_MISSING) and values: tests/reference_values.py.
 
 
 # ---------------------------------------------------------------- METHODS §7 reference values
@@ -42,20 +44,20 @@ def test_cohen_reference_methods_7():
     assert parts["n"] == 10
     assert parts["p_o"] == pytest.approx(0.7, rel=1e-12)
     assert parts["p_e"] == pytest.approx(0.38, rel=1e-12)
-    assert parts["kappa"] == pytest.approx(0.5161290, abs=1e-7)
-    assert cohen_kappa(R1, R2) == pytest.approx(0.5161290, abs=1e-7)
+    assert parts["kappa"] == pytest.approx(R1_R2_COHEN_KAPPA, abs=1e-7)
+    assert cohen_kappa(R1, R2) == pytest.approx(R1_R2_COHEN_KAPPA, abs=1e-7)
 
 
 def test_alpha_on_cohen_data_methods_7():
-    assert krippendorff_alpha([R1, R2]) == pytest.approx(0.5365854, abs=1e-7)
+    assert krippendorff_alpha([R1, R2]) == pytest.approx(R1_R2_ALPHA, abs=1e-7)
 
 
 def test_fleiss_reference_methods_7():
-    assert fleiss_kappa_labels(FLEISS_ITEMS) == pytest.approx(0.4166667, abs=1e-7)
+    assert fleiss_kappa_labels(FLEISS_ITEMS) == pytest.approx(FLEISS_KAPPA, abs=1e-7)
 
 
 def test_alpha_with_missing_methods_7():
-    assert krippendorff_alpha(ALPHA_MISSING) == pytest.approx(0.7142857, abs=1e-7)
+    assert krippendorff_alpha(ALPHA_MISSING) == pytest.approx(ALPHA_MISSING_VALUE, abs=1e-7)
 
 
 # ---------------------------------------------------------------- statsmodels cross-checks
@@ -113,7 +115,7 @@ def test_two_rater_alpha_is_fleiss_like_small_sample_correction():
 def test_alpha_counts_equals_matrix_form():
     units = [[r[u] for r in ALPHA_MISSING] for u in range(8)]
     table = np.array([[sum(1 for v in unit if v == k) for k in range(3)] for unit in units])
-    assert krippendorff_alpha_counts(table) == pytest.approx(0.7142857, abs=1e-7)
+    assert krippendorff_alpha_counts(table) == pytest.approx(ALPHA_MISSING_VALUE, abs=1e-7)
 
 
 # ---------------------------------------------------------------- undefined cases are NaN, never raise
@@ -218,7 +220,7 @@ def test_fleiss_uses_modal_rater_count():
         + [_vote("q9", "a", "b", "u1", "model_a"), _vote("q9", "a", "b", "u2", "model_b")])
     summary = agreement_summary(items_from_votes(votes), min_items=1)  # a reference value on 7 items
     assert summary["fleiss_raters_per_item"] == 3 and summary["fleiss_n_items"] == 6
-    assert summary["fleiss_kappa"] == pytest.approx(0.4166667, abs=1e-7)
+    assert summary["fleiss_kappa"] == pytest.approx(FLEISS_KAPPA, abs=1e-7)
     assert summary["n_items"] == 7
     assert item_counts(items_from_votes(votes)).sum() == 20
 
@@ -230,7 +232,7 @@ def _peer_matrix(name: str) -> list[list]:
     return [[None if pd.isna(v) else v for v in row] for row in frame.itertuples(index=False)]
 
 
-@pytest.mark.parametrize(("name", "expected"), [("codings.csv", 0.7434211), ("gcl.csv", 0.0833333)])
+@pytest.mark.parametrize(("name", "expected"), list(EVALICA_ALPHA.items()))
 def test_alpha_on_peer_inputs(name, expected):
     """evalica's test inputs (peers/PROVENANCE.md); evalica's tests expect 0.7434211 (Krippendorff's
     textbook example) and 0.0833333; cross-checked against the ``krippendorff`` package when installed."""

@@ -16,6 +16,8 @@ from core.io.votes import votes_from_frame
 from core.samples import RANDOM_CLICKERS, arena_demo
 from tests.conftest import shared_file
 
+from tests.reference_values import U1_GOLDEN_WILSON
+
 CONTRACT_ANNOTATOR_KEYS = {"annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low",
                            "golden_ci_high", "fast_rate", "status", "reasons"}
 CONTRACT_AGREEMENT_KEYS = {"n_items", "krippendorff_alpha", "fleiss_kappa", "cohen_kappa"}
@@ -55,8 +57,8 @@ def test_methods_7_reference_table(u_votes):
                                      "u4": "unqualified", "u5": "qualified"}
     # u1: 4/5 golds, 4/20 fast ⇒ qualified, accuracy Wilson (0.3755346, 0.9637759)
     assert q.loc["u1", "golden_accuracy"] == pytest.approx(0.8)
-    assert q.loc["u1", "golden_ci_low"] == pytest.approx(0.3755346, abs=1e-7)
-    assert q.loc["u1", "golden_ci_high"] == pytest.approx(0.9637759, abs=1e-7)
+    assert q.loc["u1", "golden_ci_low"] == pytest.approx(U1_GOLDEN_WILSON[0], abs=1e-7)
+    assert q.loc["u1", "golden_ci_high"] == pytest.approx(U1_GOLDEN_WILSON[1], abs=1e-7)
     assert q.loc["u1", "fast_rate"] == pytest.approx(0.2)
     # u2: 2/2 golds (accuracy not evaluable), 6/20 fast = 0.30 exactly ⇒ qualified
     assert q.loc["u2", "n_golden"] == 2 and q.loc["u2", "fast_rate"] == pytest.approx(0.30)

@@ -13,6 +13,8 @@ from statsmodels.stats.proportion import proportion_confint
 from core.stats.intervals import wilson, wilson_array
 from core.ranking.winrate import WinRateInputError, WinRates, pairwise_win_rates, win_rates
 
+from tests.reference_values import D1, D1_PAIR_COUNTS, D1_PAIR_WIN_RATES, D1_W, D2_A_FIELD_RAW, D2_A_VS_B, D2_A_VS_C
+
 # Hand-computed fractions below are exact; only float rounding separates them from the code.
 RTOL_EXACT = 1e-12
 ATOL_EXACT = 1e-12
@@ -135,10 +137,8 @@ def test_tiny_pairwise_by_hand():
     assert np.isnan(rate[1, 2]) and np.isnan(np.diag(rate)).all() and np.isnan(rate[3]).all()
 
 
-# METHODS §2 reference D1: per pair (i-wins, j-wins, ties), i always on the left.
-D1_PAIRS = {(0, 1): (6, 3, 1), (0, 2): (7, 2, 1), (0, 3): (5, 1, 0),
-            (1, 2): (4, 4, 2), (1, 3): (6, 2, 0), (2, 3): (3, 3, 2)}
-D1_W = [[0, 6.5, 7.5, 5], [3.5, 0, 5, 6], [2.5, 5, 0, 4], [1, 2, 4, 0]]
+# METHODS §2 reference D1 (tests/reference_values.py): per pair (i-wins, j-wins, ties), i always on the left.
+D1_PAIRS = {(i, j): (wins_i, wins_j, ties) for i, j, wins_i, wins_j, ties in D1}
 
 
 def _d1_cells():
@@ -152,8 +152,8 @@ def test_d1_pairwise_rates_and_win_matrix_match_methods_2():
     # r_CD = 0.5 with n = 10, 10, 6, 10, 8, 8; W = r·n reproduces the D1 win matrix exactly.
     rate, n = pairwise_win_rates(*_d1_cells(), n_models=4)
     upper = np.triu_indices(4, 1)
-    assert_allclose(rate[upper], [0.65, 0.75, 5 / 6, 0.5, 0.75, 0.5], rtol=RTOL_EXACT)
-    assert_array_equal(n[upper], [10, 10, 6, 10, 8, 8])
+    assert_allclose(rate[upper], D1_PAIR_WIN_RATES, rtol=RTOL_EXACT)
+    assert_array_equal(n[upper], D1_PAIR_COUNTS)
     assert_allclose(np.nan_to_num(rate) * n, D1_W, rtol=RTOL_EXACT, atol=ATOL_EXACT)
 
 
@@ -172,10 +172,10 @@ def test_d2_raw_rate_of_a_vs_field_matches_methods_5():
     left, right, score, count = map(np.array, zip(*rows))
     res = win_rates(left, right, score, count, n_models=3)
     assert res.wins[0] == 25.5 and res.n[0] == 40
-    assert res.win_rate[0] == pytest.approx(0.6375, abs=ATOL_METHODS)
+    assert res.win_rate[0] == pytest.approx(D2_A_FIELD_RAW, abs=ATOL_METHODS)
     rate, _ = pairwise_win_rates(left, right, score, count, n_models=3)
     # METHODS §5: A vs B raw 0.6714286, A vs C raw 0.4.
-    assert_allclose([rate[0, 1], rate[0, 2]], [0.6714286, 0.4], atol=ATOL_METHODS)
+    assert_allclose([rate[0, 1], rate[0, 2]], [D2_A_VS_B[0], D2_A_VS_C[0]], atol=ATOL_METHODS)
 
 
 # --- input validation: one check per bad argument -------------------------------------------
