@@ -161,7 +161,9 @@ D3_X = [.9, .8, .7, 1, .6, .5, .9, .8, .7, .4]
 D3_Y = [.8, .8, .6, .9, .7, .4, .6, .9, .5, .4]
 D3_Z = [.5, .6, .7, .6, .5, .3, .4, .5, .6, .2]
 D3_CATEGORIES = ["math"] * 5 + ["code"] * 5
-D3_FRIEDMAN_P_UNCORRECTED = 0.0069085  # χ²_F = 9.95
+D3_MEAN_RANKS = [1.35, 1.90, 2.75]  # within-task ranks, 1 = best, ties averaged
+D3_FRIEDMAN_CHI2_UNCORRECTED = 9.95  # Demšar's χ²_F
+D3_FRIEDMAN_P_UNCORRECTED = 0.0069085
 D3_TIE_FACTOR = 0.925
 D3_FRIEDMAN = (10.7567568, 0.0046153)  # tie-corrected χ²_F (= scipy friedmanchisquare), p
 D3_IMAN_DAVENPORT = (10.4736842, 0.00096194)  # F_F from the corrected χ²_F, p

@@ -13,17 +13,19 @@ from scipy import stats
 
 from core.stats.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q, within_task_ranks
 
+from tests.reference_values import (
+    D3_FRIEDMAN, D3_FRIEDMAN_CHI2_UNCORRECTED, D3_FRIEDMAN_P_UNCORRECTED, D3_IMAN_DAVENPORT,
+    D3_IMAN_DAVENPORT_UNCORRECTED, D3_MEAN_RANKS, D3_NEMENYI, D3_TIE_FACTOR, D3_X, D3_Y, D3_Z, NEMENYI_Q_05,
+)
+
 RTOL_REF = 1e-6  # METHODS §0: point estimates; the §8 figures carry 6–8 significant digits
 RTOL_SCIPY = 1e-10
 ATOL_TABLE = 5e-5  # METHODS §8 prints q_α to 4 decimals
 
-# METHODS §8, Reference D3.
-D3 = pd.DataFrame([[.9, .8, .7, 1, .6, .5, .9, .8, .7, .4],
-                   [.8, .8, .6, .9, .7, .4, .6, .9, .5, .4],
-                   [.5, .6, .7, .6, .5, .3, .4, .5, .6, .2]], index=["X", "Y", "Z"],
-                  columns=[f"t{i:02d}" for i in range(1, 11)])
+# METHODS §8, Reference D3 (tests/reference_values.py).
+D3 = pd.DataFrame([D3_X, D3_Y, D3_Z], index=["X", "Y", "Z"], columns=[f"t{i:02d}" for i in range(1, 11)])
 # METHODS §8: Nemenyi q_α for k = 2..10 at α = .05.
-NEMENYI_05 = [1.9600, 2.3437, 2.5690, 2.7278, 2.8497, 2.9483, 3.0309, 3.1017, 3.1637]
+NEMENYI_05 = NEMENYI_Q_05
 
 
 def test_d3_reference():
@@ -31,19 +33,20 @@ def test_d3_reference():
     # F_F 10.4736842 (p 0.00096194); q 2.3437006, CD 1.0481348; only X vs Z (1.40) differs.
     r = friedman(D3)
     assert (r.n_tasks, r.k, r.df1, r.df2, r.alpha) == (10, 3, 2, 18, 0.05)
-    assert_allclose([r.mean_ranks[m] for m in "XYZ"], [1.35, 1.90, 2.75], rtol=RTOL_REF)
-    assert_allclose(r.chi2_uncorrected, 9.95, rtol=RTOL_REF)
-    assert_allclose(stats.chi2.sf(r.chi2_uncorrected, 2), 0.0069085, rtol=RTOL_REF * 10)
-    assert_allclose(r.tie_factor, 0.925, rtol=RTOL_REF)
-    assert_allclose((r.chi2, r.p_value), (10.7567568, 0.0046153), rtol=RTOL_REF * 10)
-    assert_allclose((r.ff, r.ff_p_value), (10.4736842, 0.00096194), rtol=RTOL_REF * 10)
-    assert_allclose((r.q_alpha, r.cd), (2.3437006, 1.0481348), rtol=RTOL_REF)
+    assert_allclose([r.mean_ranks[m] for m in "XYZ"], D3_MEAN_RANKS, rtol=RTOL_REF)
+    assert_allclose(r.chi2_uncorrected, D3_FRIEDMAN_CHI2_UNCORRECTED, rtol=RTOL_REF)
+    assert_allclose(stats.chi2.sf(r.chi2_uncorrected, 2), D3_FRIEDMAN_P_UNCORRECTED, rtol=RTOL_REF * 10)
+    assert_allclose(r.tie_factor, D3_TIE_FACTOR, rtol=RTOL_REF)
+    assert_allclose((r.chi2, r.p_value), D3_FRIEDMAN, rtol=RTOL_REF * 10)
+    assert_allclose((r.ff, r.ff_p_value), D3_IMAN_DAVENPORT, rtol=RTOL_REF * 10)
+    assert_allclose((r.q_alpha, r.cd), D3_NEMENYI, rtol=RTOL_REF)
     assert r.reject and r.different_pairs == (("X", "Z"),)
 
 
 def test_d3_iman_davenport_from_uncorrected():
     # METHODS §8: F_F from the uncorrected χ²_F would be 8.9104478 (p 0.0020428); we report the corrected one.
-    assert_allclose(iman_davenport(9.95, 10, 3), (8.9104478, 0.0020428), rtol=RTOL_REF * 10)
+    assert_allclose(iman_davenport(D3_FRIEDMAN_CHI2_UNCORRECTED, 10, 3), D3_IMAN_DAVENPORT_UNCORRECTED,
+                    rtol=RTOL_REF * 10)
 
 
 def test_matches_scipy_friedmanchisquare():
