@@ -161,6 +161,10 @@ D3_X = [.9, .8, .7, 1, .6, .5, .9, .8, .7, .4]
 D3_Y = [.8, .8, .6, .9, .7, .4, .6, .9, .5, .4]
 D3_Z = [.5, .6, .7, .6, .5, .3, .4, .5, .6, .2]
 D3_CATEGORIES = ["math"] * 5 + ["code"] * 5
+D3_MEANS = [0.73, 0.66, 0.49]  # X, Y, Z
+D3_MATH_MEANS = [0.80, 0.76, 0.58]
+D3_CODE_MEANS = [0.66, 0.56, 0.40]
+D3_WIN_RATES = [0.8, 0.4, 0.1]  # wins 8/4/1 of 10 tasks (every model within 1e-12 of the best wins)
 D3_MEAN_RANKS = [1.35, 1.90, 2.75]  # within-task ranks, 1 = best, ties averaged
 D3_FRIEDMAN_CHI2_UNCORRECTED = 9.95  # Demšar's χ²_F
 D3_FRIEDMAN_P_UNCORRECTED = 0.0069085

@@ -24,15 +24,18 @@ from core.leaderboard.subset_draws import derived_reference
 from core.leaderboard.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
 from tests.conftest import shared_file
 
+from tests.reference_values import (
+    D3_CATEGORIES, D3_CODE_MEANS, D3_MATH_MEANS, D3_MEANS, D3_MEAN_X_CI, D3_PAIRED_X_Y, D3_PAIRED_Y_Z,
+    D3_P_RANK1_EXACT_TIES, D3_STRATIFIED_X_CI, D3_WIN_RATES, D3_X, D3_Y, D3_Z,
+)
+
 ATOL_REF = 1e-9  # METHODS §0: bootstrap references with an absolute tolerance
 ATOL_FAST = 1e-12  # one draw, two summation orders (counts @ x versus mean(x[I]))
 RTOL_POINT = 1e-6  # METHODS §0: point estimates
 RTOL_PANDAS = 1e-12
 
 # METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code".
-D3 = {"X": [.9, .8, .7, 1, .6, .5, .9, .8, .7, .4],
-      "Y": [.8, .8, .6, .9, .7, .4, .6, .9, .5, .4],
-      "Z": [.5, .6, .7, .6, .5, .3, .4, .5, .6, .2]}
+D3 = {"X": D3_X, "Y": D3_Y, "Z": D3_Z}  # tests/reference_values.py
 B1000 = LeaderboardSettings(replicates=1000)
 
 
@@ -49,7 +52,7 @@ def runs_from(scores: dict[str, list[float]], categories=None, weights=None, met
     return pd.DataFrame(rows)
 
 
-D3_RUNS = runs_from(D3, ["math"] * 5 + ["code"] * 5)
+D3_RUNS = runs_from(D3, D3_CATEGORIES)
 
 
 def by_model(board: Leaderboard) -> dict:
@@ -65,10 +68,10 @@ def test_d3_point_estimates():
     board = aggregate(D3_RUNS, B1000)
     rows = by_model(board)
     assert [r.model_id for r in board.rows] == ["X", "Y", "Z"] and [r.rank for r in board.rows] == [1, 2, 3]
-    assert_allclose([rows[m].mean_score for m in "XYZ"], [0.73, 0.66, 0.49], rtol=RTOL_POINT)
-    assert_allclose([rows[m].categories["math"] for m in "XYZ"], [0.80, 0.76, 0.58], rtol=RTOL_POINT)
-    assert_allclose([rows[m].categories["code"] for m in "XYZ"], [0.66, 0.56, 0.40], rtol=RTOL_POINT)
-    assert_allclose([rows[m].win_rate for m in "XYZ"], [0.8, 0.4, 0.1], rtol=RTOL_POINT)  # wins 8/4/1
+    assert_allclose([rows[m].mean_score for m in "XYZ"], D3_MEANS, rtol=RTOL_POINT)
+    assert_allclose([rows[m].categories["math"] for m in "XYZ"], D3_MATH_MEANS, rtol=RTOL_POINT)
+    assert_allclose([rows[m].categories["code"] for m in "XYZ"], D3_CODE_MEANS, rtol=RTOL_POINT)
+    assert_allclose([rows[m].win_rate for m in "XYZ"], D3_WIN_RATES, rtol=RTOL_POINT)  # wins 8/4/1
     assert board.categories == ("code", "math") and list(rows["X"].categories) == ["code", "math"]
     assert (board.n_models, board.n_tasks, board.metric, board.weighted) == (3, 10, "score", False)
     assert all(r.tasks_completed == 10 and r.tasks_missing == 0 for r in board.rows)
@@ -78,16 +81,16 @@ def test_d3_bootstrap():
     # METHODS §3 references on D3 (seed 0, B = 1000).
     board = aggregate(D3_RUNS, B1000)
     x = by_model(board)["X"]
-    assert_allclose((x.mean_ci_lo, x.mean_ci_hi), (0.61975, 0.83), atol=ATOL_REF)
+    assert_allclose((x.mean_ci_lo, x.mean_ci_hi), D3_MEAN_X_CI, atol=ATOL_REF)
     xy, yz = pair(board, "X", "Y"), pair(board, "Y", "Z")
     assert (xy.model_a, xy.model_b, xy.n_tasks) == ("X", "Y", 10)
-    assert_allclose((xy.diff, xy.ci_lo, xy.ci_hi), (0.07, 0.0, 0.14), atol=ATOL_REF)
+    assert_allclose((xy.diff, xy.ci_lo, xy.ci_hi), (D3_PAIRED_X_Y[0], *D3_PAIRED_X_Y[1]), atol=ATOL_REF)
     assert not xy.significant  # the CI touches 0
-    assert_allclose((yz.diff, yz.ci_lo, yz.ci_hi), (0.17, 0.07, 0.25), atol=ATOL_REF)
+    assert_allclose((yz.diff, yz.ci_lo, yz.ci_hi), (D3_PAIRED_Y_Z[0], *D3_PAIRED_Y_Z[1]), atol=ATOL_REF)
     assert yz.significant and pair(board, "X", "Z").significant and board.significant_pairs == 2
     assert xy.unpaired_ci_hi - xy.unpaired_ci_lo > xy.ci_hi - xy.ci_lo
     stratified = by_model(aggregate(D3_RUNS, LeaderboardSettings(replicates=1000, stratified=True)))["X"]
-    assert_allclose((stratified.mean_ci_lo, stratified.mean_ci_hi), (0.62, 0.83), atol=ATOL_REF)
+    assert_allclose((stratified.mean_ci_lo, stratified.mean_ci_hi), D3_STRATIFIED_X_CI, atol=ATOL_REF)
 
 
 def test_d3_ranks_and_tie_groups():
@@ -96,7 +99,7 @@ def test_d3_ranks_and_tie_groups():
     board = aggregate(D3_RUNS, B1000)
     rows = by_model(board)
     assert [(rows[m].rank_lo, rows[m].rank_hi) for m in "XYZ"] == [(1, 1), (1, 2), (3, 3)]
-    assert_allclose(list(rank_one_probability(D3_RUNS, B1000).values()), [0.984, 0.034, 0.0], atol=ATOL_REF)
+    assert_allclose(list(rank_one_probability(D3_RUNS, B1000).values()), D3_P_RANK1_EXACT_TIES, atol=ATOL_REF)
     assert [rows[m].tie_group for m in "XYZ"] == [1, 1, 2]  # X ~ Y (not significant), Y vs Z significant
     assert board.friedman.reject and board.friedman.different_pairs == (("X", "Z"),)
 

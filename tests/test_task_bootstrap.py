@@ -19,61 +19,65 @@ from core.leaderboard.task_bootstrap import (TaskBootstrapError, block_layout, b
                                  draw_counts, paired_ci, poisson_mean_ci, rank_bootstrap, rank_summary,
                                  stratified_indices, strata_codes, task_wins, tied_ranks, unpaired_ci)
 
+from tests.reference_values import (
+    D3_CATEGORIES, D3_FIRST_INDEX_ROW, D3_MEAN_X, D3_MEAN_X_CI, D3_PAIRED_X_Y, D3_PAIRED_X_Y_ZERO_REPLICATES,
+    D3_PAIRED_Y_Z, D3_POISSON_X_CI, D3_P_RANK1_EXACT_TIES, D3_P_RANK1_FLOAT_SUMS, D3_STRATIFIED_X_CI, D3_X,
+    D3_Y, D3_Z,
+)
+
 ATOL_REF = 1e-9  # METHODS §0: bootstrap references, absolute tolerance (all D3 figures are exact decimals)
 ATOL_FAST = 1e-12  # counts @ x versus mean(x[I]): the same draw, only the summation order differs
 RTOL_POINT = 1e-6  # METHODS §0: point estimates
 
-# METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code".
-X = np.array([.9, .8, .7, 1, .6, .5, .9, .8, .7, .4])
-Y = np.array([.8, .8, .6, .9, .7, .4, .6, .9, .5, .4])
-Z = np.array([.5, .6, .7, .6, .5, .3, .4, .5, .6, .2])
-CATEGORY = np.array(["math"] * 5 + ["code"] * 5)
+# METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code" (tests/reference_values.py).
+X, Y, Z = np.array(D3_X), np.array(D3_Y), np.array(D3_Z)
+CATEGORY = np.array(D3_CATEGORIES)
 
 
 def test_first_row_of_indices():
     # METHODS §3 references: first row of I with seed 0.
     index = bootstrap_indices(10, 1000, np.random.default_rng(0))
     assert index.shape == (1000, 10)
-    assert_array_equal(index[0], [8, 6, 5, 2, 3, 0, 0, 0, 1, 8])
+    assert_array_equal(index[0], D3_FIRST_INDEX_ROW)
 
 
 def test_mean_ci_d3():
     # METHODS §3: mean X = 0.73, CI (0.61975, 0.83).
     result = bootstrap_mean_ci(X, replicates=1000, seed=0)
     mean, lo, hi = result
-    assert_allclose(mean, 0.73, rtol=RTOL_POINT)
-    assert_allclose((lo, hi), (0.61975, 0.83), atol=ATOL_REF)
+    assert_allclose(mean, D3_MEAN_X, rtol=RTOL_POINT)
+    assert_allclose((lo, hi), D3_MEAN_X_CI, atol=ATOL_REF)
     assert (result.n, result.n_valid, result.dropped, result.protocol) == (10, 1000, 0, "rows")
 
 
 def test_stratified_mean_ci_d3():
     # METHODS §3: stratified by category (0.62, 0.83).
     _, lo, hi = bootstrap_mean_ci(X, seed=0, strata=CATEGORY)
-    assert_allclose((lo, hi), (0.62, 0.83), atol=ATOL_REF)
+    assert_allclose((lo, hi), D3_STRATIFIED_X_CI, atol=ATOL_REF)
 
 
 def test_paired_d3_x_minus_y_touches_zero():
     # METHODS §3: X − Y = 0.07, CI (0.0, 0.14), not significant; 16 of 1000 replicate means exactly 0.
     result = paired_ci(X, Y, seed=0)
     diff, lo, hi, significant = result
-    assert_allclose(diff, 0.07, rtol=RTOL_POINT)
-    assert_allclose((lo, hi), (0.0, 0.14), atol=ATOL_REF)
+    assert_allclose(diff, D3_PAIRED_X_Y[0], rtol=RTOL_POINT)
+    assert_allclose((lo, hi), D3_PAIRED_X_Y[1], atol=ATOL_REF)
     assert not significant
-    assert int((result.samples == 0).sum()) == 16
+    assert int((result.samples == 0).sum()) == D3_PAIRED_X_Y_ZERO_REPLICATES
 
 
 def test_paired_d3_y_minus_z_significant():
     # METHODS §3: Y − Z = 0.17, CI (0.07, 0.25), significant.
     diff, lo, hi, significant = paired_ci(Y, Z, seed=0)
-    assert_allclose(diff, 0.17, rtol=RTOL_POINT)
-    assert_allclose((lo, hi), (0.07, 0.25), atol=ATOL_REF)
+    assert_allclose(diff, D3_PAIRED_Y_Z[0], rtol=RTOL_POINT)
+    assert_allclose((lo, hi), D3_PAIRED_Y_Z[1], atol=ATOL_REF)
     assert significant
 
 
 def test_poisson_d3():
     # METHODS §3: Poisson mean X (0.60, 0.84), 1 replicate dropped.
     result = poisson_mean_ci(X, seed=0)
-    assert_allclose((result.lo, result.hi), (0.60, 0.84), atol=ATOL_REF)
+    assert_allclose((result.lo, result.hi), D3_POISSON_X_CI, atol=ATOL_REF)
     assert (result.dropped, result.n_valid, result.protocol) == (1, 999, "poisson")
 
 
@@ -86,16 +90,16 @@ def test_rank_cis_d3_with_float_ties():
     index = bootstrap_indices(10, 1000, np.random.default_rng(0))
     scores = np.stack([X, Y, Z])
     sequential = np.stack([np.cumsum(s[index], axis=1)[:, -1] / 10 for s in scores], axis=1)
-    assert_allclose((ranks_of(sequential) == 1).mean(axis=0), [0.975, 0.034, 0.0], atol=ATOL_REF)
+    assert_allclose((ranks_of(sequential) == 1).mean(axis=0), D3_P_RANK1_FLOAT_SUMS, atol=ATOL_REF)
     assert_array_equal(rank_interval(sequential, 0.05)[1], [2, 2, 3])
     exact = np.stack([np.round(s * 10).astype(int)[index].sum(axis=1) for s in scores], axis=1)
-    assert_allclose((ranks_of(exact) == 1).mean(axis=0), [0.984, 0.034, 0.0], atol=ATOL_REF)
+    assert_allclose((ranks_of(exact) == 1).mean(axis=0), D3_P_RANK1_EXACT_TIES, atol=ATOL_REF)
     for samples in (sequential, np.stack([s[index].mean(axis=1) for s in scores], axis=1)):
         assert_array_equal(tied_ranks(samples), ranks_of(exact))
     result = rank_bootstrap(scores, replicates=1000, seed=0)
     assert_array_equal(result.rank_lo, [1, 1, 3])
     assert_array_equal(result.rank_hi, [1, 2, 3])
-    assert_allclose(result.p_first, [0.984, 0.034, 0.0], atol=ATOL_REF)
+    assert_allclose(result.p_first, D3_P_RANK1_EXACT_TIES, atol=ATOL_REF)
 
 
 def test_stratified_indices_follow_the_loop():
