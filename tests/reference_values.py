@@ -219,3 +219,11 @@ ALPACA2_PUBLISHED = {"gpt4_1106_preview": 50.0, "claude-2": 17.188240356708075, 
 # GPT-4 judge against text_davinci_003); gpt4_turbo there is gpt4_1106_preview here.
 ALPACA1_PUBLISHED = {"gpt4_1106_preview": 97.69900497512438, "gpt4": 95.27950311, "tulu-2-dpo-70b": 95.03105590062113,
                      "Yi-34B-Chat": 94.08468244084682, "LMCocktail-10.7B-v1": 92.21668742216688}
+# MMLU-Pro (github.com/TIGER-AI-Lab/MMLU-Pro): Meta-Llama-3-70B accuracy in percent, as published in the
+# README mini-leaderboard (the official script guesses unanswered questions with a seeded random choice), and
+# with 1/n_options expected credit for the unanswered (../shared/data/mmlu_pro_per_question/PROVENANCE.md).
+MMLU_PRO_LLAMA3_70B_PUBLISHED = 52.78
+MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS = 52.73
+# PandaLM test set (Wang et al., ICLR 2024; github.com/WeOpenML/PandaLM): Cohen's κ of each pair of its three
+# annotators, published 0.85 / 0.88 / 0.86, reproduced to 3 decimals (../shared/data/pandalm_testset/PROVENANCE.md).
+PANDALM_PAIR_KAPPAS = [0.852, 0.862, 0.879]  # sorted

@@ -19,14 +19,13 @@ from core.io import InputError, load, load_lm_eval, propose_mapping
 from core.io.mapping import peek
 from tests.conftest import shared_file
 
+from tests.reference_values import (
+    ALPACA1_PUBLISHED, ALPACA2_PUBLISHED, MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS, MMLU_PRO_LLAMA3_70B_PUBLISHED,
+    PANDALM_PAIR_KAPPAS,
+)
+
 WIN_RATE_ATOL = 1e-6  # percentage points; the published CSVs carry 8-15 digits
-# AlpacaEval 2.0 (weighted GPT-4-turbo judge vs gpt4_1106_preview): win_rate column.
-ALPACA2_PUBLISHED = {"gpt4_1106_preview": 50.0, "claude-2": 17.188240356708075, "claude-2.1": 15.733506736409938,
-                     "OpenHermes-2.5-Mistral-7B": 10.340415705751552, "gpt-3.5-turbo-1106": 9.177964561962735,
-                     "jina-chat": 7.786130393366459}
-# AlpacaEval 1.0 (GPT-4 judge vs text_davinci_003); gpt4_turbo there is gpt4_1106_preview here.
-ALPACA1_PUBLISHED = {"gpt4_1106_preview": 97.69900497512438, "gpt4": 95.27950311, "tulu-2-dpo-70b": 95.03105590062113,
-                     "Yi-34B-Chat": 94.08468244084682, "LMCocktail-10.7B-v1": 92.21668742216688}
+# AlpacaEval 2.0 and 1.0 published win rates (ALPACA2_PUBLISHED, ALPACA1_PUBLISHED): tests/reference_values.py.
 ALPACA1_OUTCOMES = {"1.0": "model_a", "2.0": "model_b", "1.5": "tie", "0": "tie", "0.0": "tie", "": "drop"}
 
 
@@ -84,8 +83,8 @@ def test_mmlu_pro_accuracy_as_published_with_missing_zero(relative, columns):
     accuracy = zero.frame.groupby("model_id")["score"].mean() * 100
     wrong_when_unanswered, with_guess = mmlu_llama3_70b_reference()
     assert accuracy["Meta-Llama-3-70B"] == pytest.approx(wrong_when_unanswered, abs=1e-9)
-    assert with_guess == pytest.approx(52.73, abs=0.005)  # PROVENANCE
-    assert abs(with_guess - 52.78) < 0.1  # the published figure, up to the random guesses' luck
+    assert with_guess == pytest.approx(MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS, abs=0.005)  # PROVENANCE
+    assert abs(with_guess - MMLU_PRO_LLAMA3_70B_PUBLISHED) < 0.1  # the published figure, up to the random guesses' luck
     assert zero.frame.groupby("model_id").size().eq(12032).all()
     assert "scored 0 (missing=zero)" in " ".join(zero.notes)
     skip = load(shared_file(relative), columns=columns)  # the default: unanswered = not scored
@@ -127,7 +126,7 @@ def test_pandalm_one_vote_per_annotator_column():
                                                     "pythia-6.9b"}
     kappas = pairwise_cohen(items_from_votes(frame)).set_index(["annotator_1", "annotator_2"])["kappa"]
     # PROVENANCE: Cohen's kappa per annotator pair reproduced as 0.852 / 0.879 / 0.862
-    assert sorted(np.round(kappas.to_numpy(), 3)) == [0.852, 0.862, 0.879]
+    assert sorted(np.round(kappas.to_numpy(), 3)) == PANDALM_PAIR_KAPPAS
 
 
 def test_lm_eval_folder_then_list_is_stored_once(store):
