@@ -13,10 +13,10 @@ from core.formats import dumps
 from core.leaderboard.aggregate import LeaderboardSettings, aggregate
 from core.leaderboard.render import leaderboard_dict, to_markdown
 
+from tests.reference_values import D3_X, D3_Y, D3_Z
+
 # METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code"
-D3 = {"X": [.9, .8, .7, 1, .6, .5, .9, .8, .7, .4],
-      "Y": [.8, .8, .6, .9, .7, .4, .6, .9, .5, .4],
-      "Z": [.5, .6, .7, .6, .5, .3, .4, .5, .6, .2]}
+D3 = {"X": D3_X, "Y": D3_Y, "Z": D3_Z}  # tests/reference_values.py
 HEADER = "| Rank | Model | Mean | 95% CI | Win rate | Tasks |\n|---:|---|---:|---|---:|---:|"
 
 

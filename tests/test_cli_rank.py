@@ -15,17 +15,19 @@ from numpy.testing import assert_allclose
 from core.cli import main
 from tests.conftest import shared_file
 
+from tests import reference_values
+from tests.reference_values import D1_MODELS, D1_NAMED
+
 ATOL_ELO_MM = 1e-3  # METHODS §0: MM fits, abs 1e-3 on Elo
 TOP_KEYS = {"scheme", "n_votes", "n_models", "identifiable", "params", "models"}  # DESIGN.md "CLI"
 MODEL_KEYS = {"model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
               "n_votes"}
 MARKDOWN_HEADER = "| Rank | Model | Elo | 95% CI | Rank range | Win rate (raw) | Votes |"
 
-# METHODS §2, Reference D1 (left, right, left wins, right wins, ties) and its Elo.
-D1 = [("A", "B", 6, 3, 1), ("A", "C", 7, 2, 1), ("A", "D", 5, 1, 0), ("B", "C", 4, 4, 2), ("B", "D", 6, 2, 0),
-      ("C", "D", 3, 3, 2)]
-D1_ELO = {"A": 1614.3773, "B": 1489.4242, "C": 1430.6434, "D": 1363.7851}
-D1_ELO_ANCHORED_D = {"A": 1250.5921, "B": 1125.6392, "C": 1066.8583, "D": 1000.0}
+# METHODS §2, Reference D1 (left, right, left wins, right wins, ties) and its Elo (tests/reference_values.py).
+D1 = D1_NAMED
+D1_ELO = dict(zip(D1_MODELS, reference_values.D1_ELO))
+D1_ELO_ANCHORED_D = dict(zip(D1_MODELS, reference_values.D1_ELO_ANCHORED_D))
 HOSTILE = ["a|b", "<script>", "=cmd"]
 
 
