@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from core.charts import cd_groups, critical_difference_figure
 
+from tests.reference_values import D3_MEAN_RANKS, D3_NEMENYI
+
 # METHODS §8, D3: average ranks and the Nemenyi critical difference at α = 0.05
-D3_RANKS = {"X": 1.35, "Y": 1.90, "Z": 2.75}
-D3_CD = 1.0481348
+D3_RANKS = dict(zip("XYZ", D3_MEAN_RANKS))
+D3_CD = D3_NEMENYI[1]
 
 
 def test_d3_groups_join_only_models_within_the_cd():
