@@ -7,7 +7,7 @@ import streamlit as st
 from core.charts import critical_difference_figure
 from core.charts.runs import category_heatmap, leaderboard_bars, pairwise_matrix
 from core.stats.friedman import FriedmanError
-from core.leaderboard.aggregate import LeaderboardError, pivot
+from core.leaderboard.scores import LeaderboardError, pivot
 from core.leaderboard.render import friedman_sentences
 from core.store import default_db_path
 from pages._leaderboard_parts import (
