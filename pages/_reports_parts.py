@@ -12,7 +12,8 @@ import pandas as pd
 
 from core.filters import Filters
 from core.filters import apply as apply_filters
-from core.report import FIGURES_DIR, REPORT_JSON, ReportSettings, build_report
+from core.report.build import build_report
+from core.report.bundle import FIGURES_DIR, REPORT_JSON, ReportSettings
 from core.store import Dataset
 
 MIME = {".json": "application/json", ".md": "text/markdown", ".csv": "text/csv", ".zip": "application/zip"}

@@ -120,3 +120,8 @@ def _labels(column: pd.Series) -> np.ndarray:
         labels = np.array([str(c) for c in column.cat.categories] + [""], dtype=object)
         return labels[column.cat.codes.to_numpy()]
     return column.astype(str).to_numpy()
+
+
+def response_times(votes: pd.DataFrame) -> np.ndarray:
+    """Every vote's response time in seconds (NaN where unknown); empty without a response_time_s column."""
+    return votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])

@@ -13,16 +13,9 @@ import pandas as pd
 from core.formats import dumps
 from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate
 from core.leaderboard.render import full_markdown, leaderboard_dict, to_csv
-from core.report import (
-    REPORT_JSON,
-    ReportResult,
-    ReportSettings,
-    Steps,
-    charts_module,
-    figures_markdown,
-    png_status,
-    write_pngs,
-)
+from core.charts import runs as charts
+from core.charts.cd import critical_difference_figure
+from core.report.bundle import REPORT_JSON, ReportResult, ReportSettings, Steps, figures_markdown, png_status, write_pngs
 
 LEADERBOARD_JSON = "leaderboard.json"
 MARKDOWN = "LEADERBOARD.md"
@@ -72,11 +65,6 @@ def figure_names(board: Leaderboard) -> list[str]:
 def _figures(board: Leaderboard, build: bool) -> tuple[dict[str, Any], list[str]]:
     if not build:
         return {}, []
-    charts = charts_module("runs")
-    if charts is None:
-        return {}, ["core.charts.runs is not available: no figures"]
-    from core.charts import critical_difference_figure
-
     rows = pd.DataFrame([(r.model_id, r.mean_score, r.mean_ci_lo, r.mean_ci_hi) for r in board.rows],
                         columns=["model_id", "mean_score", "mean_ci_lo", "mean_ci_hi"])
     models = [r.model_id for r in board.rows]
