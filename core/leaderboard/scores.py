@@ -58,7 +58,7 @@ def _select_metric(runs: pd.DataFrame, metric: str | None) -> tuple[pd.DataFrame
         if metric not in names:
             raise LeaderboardError(f"`metric` {metric!r} is not in the runs; they have: {', '.join(names)}")
         return runs[runs["metric_name"].astype(str) == metric], metric
-    if len(names) > 1 and (runs.groupby(["model_id", "task_id"], sort=False)["metric_name"].nunique() > 1).any():
+    if len(names) > 1 and not one_metric_per_task(runs):
         raise LeaderboardError(f"some (model, task) pairs have several metrics; choose one with `metric` "
                                f"(one of: {', '.join(names)})")
     return runs, names[0] if len(names) == 1 else None
@@ -175,3 +175,14 @@ def score_matrix(scores: pd.DataFrame, category: pd.Series, weight: pd.Series) -
     codes = np.array([lookup[str(c)] if ok else -1 for c, ok in zip(category, present)], dtype=np.int64)
     return ScoreMatrix(tuple(map(str, scores.index)), tuple(map(str, scores.columns)),
                        scores.to_numpy(dtype=np.float64), weights, codes, tuple(names))
+
+
+def metric_names(runs: pd.DataFrame) -> list[str]:
+    return sorted(map(str, pd.unique(runs["metric_name"].dropna()))) if "metric_name" in runs.columns else []
+
+
+def one_metric_per_task(runs: pd.DataFrame) -> bool:
+    """True when no (model, task) has several metrics: all metrics can be ranked together."""
+    if "metric_name" not in runs.columns or len(runs) == 0:
+        return True
+    return not (runs.groupby(["model_id", "task_id"], sort=False)["metric_name"].nunique() > 1).any()
