@@ -1,4 +1,5 @@
-"""Helpers of the Reports page: build a bundle in a temporary folder and keep its files as bytes."""
+"""A report bundle kept in memory for downloads (the dashboard's Reports page): built in a temporary
+folder from a stored dataset and its filters, read back as bytes, zipped on demand."""
 
 from __future__ import annotations
 
