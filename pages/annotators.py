@@ -1,11 +1,10 @@
 """Annotators: who can be trusted (golden accuracy, fast answers), how much they agree, and what leaving
 the unqualified out does to the ranking."""
 
-import pandas as pd
 import streamlit as st
 
-from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY
-from core.annotators.render import coefficient, comparison_table, quality_table
+from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY, status_counts
+from core.annotators.render import coefficient, comparison_table, kappa_table, quality_table
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
 from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators
@@ -43,7 +42,7 @@ if len(quality) == 0:
 
 st.caption(" · ".join(map(plain, request)) + ". Votes per annotator are judged items (one each, "
            "however many dimensions an item was judged on).")
-counts = quality["status"].value_counts()
+counts = status_counts(quality)
 a, b, c, d = st.columns(4)
 a.metric("Annotators", f"{len(quality):,}")
 b.metric("Qualified", f"{counts.get('qualified', 0):,}")
@@ -78,13 +77,11 @@ else:
     c.metric("Fleiss' κ", coefficient(ag["fleiss_kappa"]),
              help=f"On the {ag.get('fleiss_n_items', 0):,} items with the most common number of raters "
                   f"({ag.get('fleiss_raters_per_item')}).")
-    pairs = pd.DataFrame(ag["cohen_kappa"])
+    pairs = kappa_table(ag)
     if len(pairs):
         with st.expander(f"Cohen's κ for {len(pairs):,} annotator pairs (none below "
                          f"{ag['min_overlap_items']} shared items)"):
-            st.dataframe(pairs.rename(columns={"annotator_1": "Annotator 1", "annotator_2": "Annotator 2",
-                                               "n_items": "Shared items", "kappa": "κ"}),
-                         hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
+            st.dataframe(pairs, hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
                          key="annotators_pairs")
 
 st.subheader("Ranking with and without the unqualified")

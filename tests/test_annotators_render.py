@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from core.annotators import report as annotator_report
-from core.annotators.quality import response_times
-from core.annotators.render import coefficient, comparison_table, quality_table
+from core.annotators.quality import response_times, status_counts
+from core.annotators.render import coefficient, comparison_table, kappa_table, quality_table
 from core.annotators.report import PolicyComparison, RankShift
 
 
@@ -79,3 +79,13 @@ def test_quality_table_shows_dashes_for_what_cannot_be_measured(spam_report):
 def test_response_times():
     assert response_times(pd.DataFrame({"response_time_s": [1.5, None]})).tolist()[0] == 1.5
     assert response_times(pd.DataFrame({"winner": ["model_a"]})).size == 0
+
+
+def test_status_counts_name_every_status(spam_report):
+    assert status_counts(spam_report.quality) == {"qualified": 1, "unqualified": 1, "not_evaluable": 0}
+    assert status_counts(spam_report.quality.iloc[:0]) == {"qualified": 0, "unqualified": 0, "not_evaluable": 0}
+
+
+def test_kappa_table_names_its_columns():
+    table = kappa_table({"cohen_kappa": [{"annotator_1": "a", "annotator_2": "b", "n_items": 12, "kappa": 0.5}]})
+    assert list(table.columns) == ["Annotator 1", "Annotator 2", "Shared items", "κ"]

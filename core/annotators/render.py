@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.annotators.quality import status_counts
 from core.annotators.report import AnnotatorReport, PolicyComparison
 from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
 from core.formats import number as _number
@@ -89,13 +90,13 @@ def agreement_markdown(ag: dict[str, Any], max_pairs: int = 20) -> list[str]:
 def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     """Readable report: the quality table, the agreement coefficients, the exclusion effect."""
     q = report.quality
-    counts = q["status"].value_counts() if len(q) else pd.Series(dtype=int)
+    counts = status_counts(q)
     lines = ["# Annotators", ""]
     if report.request_lines:
         lines += [markdown_text(". ".join(report.request_lines)) + ".", ""]
     lines += [f"{report.n_votes} judged items (votes: one per item, however many dimensions it was judged on), "
              f"{len(q)} annotators: " + ", ".join(
-                 f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in ("qualified", "unqualified", "not_evaluable")
+                 f"{n} {s.replace('_', ' ')}" for s, n in counts.items()
              ) + ". Rules (METHODS §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
              "more than 30% of votes faster than 3 s ⇒ unqualified.", ""]
     ci = f"{1 - report.alpha:.0%} CI"
@@ -164,3 +165,9 @@ def comparison_table(comparison: PolicyComparison) -> pd.DataFrame:
                                   "Elo (qualified only)", "Rank change"])
     frame = frame.sort_values(["Rank (qualified only)", "Model"], na_position="last")
     return frame.astype({"Rank (qualified only)": "Int64", "Rank change": "Int64"})
+
+
+def kappa_table(agreement: dict[str, Any]) -> pd.DataFrame:
+    """Cohen's κ of every annotator pair with shared items, as shown."""
+    return pd.DataFrame(agreement["cohen_kappa"]).rename(columns={
+        "annotator_1": "Annotator 1", "annotator_2": "Annotator 2", "n_items": "Shared items", "kappa": "κ"})
