@@ -62,7 +62,7 @@ def figures_for(k: int, rng: np.random.Generator) -> dict:
     forest = pd.DataFrame({"model": names, "rating": elo, "ci_low": elo - 30, "ci_high": elo + 30})
     shares = pd.Series(rng.uniform(0.35, 0.65, k), index=names)
     per_model = tuple(ModelShare(m, Binomial(60, 100, 0.5, s, 1e-20 if s > 0.6 else 0.3, s - 0.1, s + 0.1),
-                                 0.0 if s > 0.6 else 0.5) for m, s in zip(names, shares))
+                                 0.0 if s > 0.6 else 0.5, bool(s > 0.6)) for m, s in zip(names, shares))
     lengths = rng.integers(50, 2000, (2, 4000))
     chosen = rng.random(4000) < 0.5 + 0.1 * np.sign(lengths[0] - lengths[1])
     quality = pd.DataFrame({"annotator_id": [f"annotator-{i}" for i in range(k)], "n_votes": rng.integers(10, 900, k),
@@ -82,7 +82,7 @@ def figures_for(k: int, rng: np.random.Generator) -> dict:
         "share_stacked": share_stacked(gaps, "Elo gap"),
         "forest_plot": forest_plot(forest),
         "bias_panel": bias_panel(0.56, (0.54, 0.58), shares, shares[::-1], 0.61, (0.58, 0.64)),
-        "model_share_chart": model_share_chart(per_model, 0.5, 0.05, "on the left", "Per-model positions"),
+        "model_share_chart": model_share_chart(per_model, 0.5, "on the left", "Per-model positions"),
         "length_curve": length_curve(lengths[0], lengths[1], chosen,
                                      Logit((0.0, 0.4), (0.05, 0.1), (0.5, 1e-5), 4000)),
         "quality_scatter": quality_scatter(quality, 0.3, 0.6),

@@ -297,21 +297,22 @@ def cmd_bias(args: argparse.Namespace) -> int:
 
 
 def cmd_annotators(args: argparse.Namespace) -> int:
-    from core.annotators import report as annotator_report
+    from core.annotators import render as annotator_render
+    from core.annotators.report import build_prepared
 
-    report = annotator_report.build_prepared(_votes_input(args), alpha=args.alpha)
-    write_output(annotator_report.to_json(report) if args.format == "json" else
-                 annotator_report.to_markdown(report), args.output)
+    report = build_prepared(_votes_input(args), alpha=args.alpha)
+    write_output(annotator_render.to_json(report) if args.format == "json" else
+                 annotator_render.to_markdown(report), args.output)
     return EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from core import report
+    from core.report.build import build_report, read_report_input
+    from core.report.bundle import ReportSettings, terminal_progress
 
-    settings = report.ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy,
-                                     args.dimension)
-    kind, frame, source = report.read_report_input(args)
-    result = report.build_report(kind, frame, args.out, settings, source, report.terminal_progress())
+    settings = ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy, args.dimension)
+    kind, frame, source = read_report_input(args)
+    result = build_report(kind, frame, args.out, settings, source, terminal_progress())
     print(f"wrote {len(result.files)} files to {result.out_dir}"
           + ("" if result.png else f" (no PNG: {result.png_note})"))
     return EXIT_OK

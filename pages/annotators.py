@@ -1,19 +1,13 @@
 """Annotators: who can be trusted (golden accuracy, fast answers), how much they agree, and what leaving
 the unqualified out does to the ranking."""
 
-import pandas as pd
 import streamlit as st
 
-from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY
+from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN_GOLDEN_ACCURACY, status_counts
+from core.annotators.render import coefficient, comparison_table, kappa_table, quality_table
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
-from pages._annotators_parts import (
-    COMPARISON_FORMATS,
-    QUALITY_FORMATS,
-    coefficient,
-    compute_annotators,
-    quality_table,
-)
+from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators
 from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
@@ -39,15 +33,16 @@ alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=
                                  format="%.3f", key="annotators_alpha"))
 
 with st.spinner("Assessing annotators…"):
-    result = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy())
-quality = result["quality"]
+    report, seconds, request = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters,
+                                                  alpha, active_policy())
+quality = report.quality
 if len(quality) == 0:
     st.info("No votes with an annotator after the sidebar filters." if filters.active else "No annotated votes.")
     st.stop()
 
-st.caption(" · ".join(map(plain, result["request"])) + ". Votes per annotator are judged items (one each, "
+st.caption(" · ".join(map(plain, request)) + ". Votes per annotator are judged items (one each, "
            "however many dimensions an item was judged on).")
-counts = quality["status"].value_counts()
+counts = status_counts(quality)
 a, b, c, d = st.columns(4)
 a.metric("Annotators", f"{len(quality):,}")
 b.metric("Qualified", f"{counts.get('qualified', 0):,}")
@@ -61,10 +56,10 @@ st.subheader("Quality")
 st.dataframe(quality_table(quality), hide_index=True, column_config=QUALITY_FORMATS, key="annotators_quality")
 scatter, times = st.columns(2)
 scatter.plotly_chart(quality_scatter(quality, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY), key="annotators_scatter")
-times.plotly_chart(response_time_histogram(result["times"], FAST_SECONDS), key="annotators_times")
+times.plotly_chart(response_time_histogram(seconds, FAST_SECONDS), key="annotators_times")
 
 st.subheader("Agreement")
-ag = result["agreement"]
+ag = report.agreement
 st.caption(f"On real overlap only: items (same query and model pair, either side) judged by two or more "
            f"annotators. Golden items are set apart ({ag['n_golden_items']:,} judged by several annotators); "
            "golden accuracy above measures them.")
@@ -82,23 +77,20 @@ else:
     c.metric("Fleiss' κ", coefficient(ag["fleiss_kappa"]),
              help=f"On the {ag.get('fleiss_n_items', 0):,} items with the most common number of raters "
                   f"({ag.get('fleiss_raters_per_item')}).")
-    pairs = pd.DataFrame(ag["cohen_kappa"])
+    pairs = kappa_table(ag)
     if len(pairs):
         with st.expander(f"Cohen's κ for {len(pairs):,} annotator pairs (none below "
                          f"{ag['min_overlap_items']} shared items)"):
-            st.dataframe(pairs.rename(columns={"annotator_1": "Annotator 1", "annotator_2": "Annotator 2",
-                                               "n_items": "Shared items", "kappa": "κ"}),
-                         hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
+            st.dataframe(pairs, hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
                          key="annotators_pairs")
 
 st.subheader("Ranking with and without the unqualified")
-comparison = result["comparison"]
-if isinstance(comparison, str):
-    st.error(f"No ranking: {plain(comparison)}")
+comparison = report.comparison
+if comparison.reason is not None:
+    st.error(f"No ranking: {plain(comparison.reason)}")
 else:
-    moved = int((comparison["Rank change"].fillna(0) != 0).sum())
     st.caption(f"Bradley–Terry (no intervals) on every vote and after the annotator policy "
-               f"({plain(result['request'][-1])}); {moved} models change rank.")
-    st.dataframe(comparison, hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")
+               f"({plain(request[-1])}); {comparison.moved} models change rank.")
+    st.dataframe(comparison_table(comparison), hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")
 
 prefetch_vote_pages(dataset, filters)  # the other votes page, in the background

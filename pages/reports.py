@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from core.charts.export import png_unavailable_reason
-from core.report import ReportSettings
+from core.report.bundle import ReportSettings
+from core.report.download import MIME, build_bundle, bundle_key, safe_stem
 from core.store import default_db_path
 from pages._filters import POLICY_LABELS, active_filters, active_policy
-from pages._reports_parts import MIME, build_bundle, bundle_key, safe_stem
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 BUNDLE = "report_bundle"  # session key: the last built bundle (kept across page switches)

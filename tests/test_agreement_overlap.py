@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.annotators import render as annotator_render
 from core.annotators import report as annotator_report
 from core.annotators.agreement import MIN_OVERLAP_ITEMS, agreement_from_votes, agreement_summary, items_from_votes
 from core.io import load
@@ -73,12 +74,12 @@ def test_too_little_overlap_gives_no_number_and_says_why():
 def test_the_reports_say_not_enough_overlap():
     # policy keep: u2 fails the golden questions, and excluding u2 would leave no pair to compare
     report = annotator_report.build(pd.DataFrame(agreeing(4) + golden_disagreement(5)), policy="keep")
-    data = json.loads(annotator_report.to_json(report))["agreement"]
+    data = json.loads(annotator_render.to_json(report))["agreement"]
     assert data["krippendorff_alpha"] is None and data["fleiss_kappa"] is None
     assert data["cohen_kappa"] == [{"annotator_1": "u1", "annotator_2": "u2", "n_items": 4, "kappa": None}]
     assert data["reason"].startswith("not enough overlap: 4 items") and data["min_overlap_items"] == 10
     assert data["n_golden_items"] == 5
-    md = annotator_report.to_markdown(report)
+    md = annotator_render.to_markdown(report)
     assert "**Not enough overlap: 4 items judged by two or more annotators, at least 10 needed.**" in md
     assert "- Krippendorff α (nominal): –" in md and "| u1 | u2 | 4 | – (fewer than 10 shared) |" in md
     assert "Golden items are not part of it (5 rated by several annotators)" in md

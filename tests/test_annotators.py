@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.annotators import render as annotator_render
 from core.annotators import report as annotator_report
 from core.annotators.quality import annotator_quality, apply_policy
 from core.io.votes import votes_from_frame
@@ -129,7 +130,7 @@ def test_random_clickers_flagged_unqualified(demo_report):
 
 
 def test_json_has_exactly_the_contract_keys(demo_report):
-    data = json.loads(annotator_report.to_json(demo_report))
+    data = json.loads(annotator_render.to_json(demo_report))
     assert set(data) >= {"annotators", "agreement"}
     # the extras: the exclusion effect and the request (items, judgements, dimension, annotator policy)
     assert set(data) - {"annotators", "agreement"} <= {"exclusion_effect", "n_items", "n_judgements", "n_golden",
@@ -148,7 +149,7 @@ def test_json_has_exactly_the_contract_keys(demo_report):
 
 
 def test_json_nan_becomes_null(u_votes):
-    data = json.loads(annotator_report.to_json(annotator_report.build(u_votes)))
+    data = json.loads(annotator_render.to_json(annotator_report.build(u_votes)))
     u2 = next(r for r in data["annotators"] if r["annotator_id"] == "u2")
     assert u2["golden_accuracy"] == 1.0
     assert data["agreement"]["n_items"] == 0  # every query was rated once
@@ -157,7 +158,7 @@ def test_json_nan_becomes_null(u_votes):
 
 
 def test_markdown_report(demo_report):
-    md = annotator_report.to_markdown(demo_report)
+    md = annotator_render.to_markdown(demo_report)
     assert md.startswith("# Annotators")
     assert "| Annotator | Votes | Golden |" in md and "## Agreement" in md and "Krippendorff α" in md
     for who in RANDOM_CLICKERS:
@@ -167,7 +168,7 @@ def test_markdown_report(demo_report):
 
 def test_markdown_escapes_annotator_names():
     votes = pd.DataFrame(annotator_votes("a|b<script>", 4, 0, 0, 0))
-    md = annotator_report.to_markdown(annotator_report.build(votes))
+    md = annotator_render.to_markdown(annotator_report.build(votes))
     assert "a\\|b\\<script\\>" in md and "<script>" not in md
 
 
@@ -187,7 +188,7 @@ def test_exclusion_effect_reports_rank_changes():
     assert eff["unqualified_annotators"] == ["spam"] and eff["votes_excluded"] == 120
     changed = {c["model"]: (c["rank_before"], c["rank_after"]) for c in eff["rank_changes"]}
     assert changed["gamma"] == (1, 3)
-    assert "changes the BT rank" in annotator_report.to_markdown(report)
+    assert "changes the BT rank" in annotator_render.to_markdown(report)
 
 
 def test_exclusion_effect_unavailable_is_reported_not_raised():

@@ -7,9 +7,9 @@ import json
 import zipfile
 
 from core.filters import Filters
-from core.report import ReportSettings
+from core.report.bundle import ReportSettings
 from core.store import Store
-from pages._reports_parts import build_bundle
+from core.report.download import build_bundle
 from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
 from tests.test_app_data import run, texts
 

@@ -182,7 +182,7 @@ def test_debian_chromium_renders_a_png(tmp_path, monkeypatch):
 
 
 def test_a_report_without_a_browser_says_the_command_to_run(no_browser):
-    from core.report import png_status
+    from core.report.bundle import png_status
 
     written, note = png_status(True)
     assert not written and "sudo apt-get install -y chromium" in note

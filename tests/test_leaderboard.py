@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from core.io import load
-from core.leaderboard.aggregate import (Leaderboard, LeaderboardError, LeaderboardSettings, aggregate, pivot,
-                              rank_one_probability)
+from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate, rank_one_probability
+from core.leaderboard.scores import LeaderboardError, pivot
 from core.samples.evalruns import evalruns_demo
 from core.ranking.bootstrap import percentile_interval
 from core.leaderboard.subset_draws import derived_reference

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.annotators import render as annotator_render
 from core.annotators import report as annotator_report
 from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
@@ -137,7 +138,7 @@ def _without_dimension(doc):
 
 def _default_outputs(votes: pd.DataFrame, policy: str) -> dict:
     prepared = prepare_votes(votes, policy)
-    out = {"annotators": json.loads(annotator_report.to_json(annotator_report.build_prepared(prepared)))}
+    out = {"annotators": json.loads(annotator_render.to_json(annotator_report.build_prepared(prepared)))}
     try:
         ranking = rank_input("votes", votes, RankSettings(replicates=60, seed=3), annotators=policy)
         out["rank"] = json.loads(to_json(ranking))
@@ -236,11 +237,12 @@ def test_policy_option_is_the_same_everywhere_and_annotators_is_its_alias(capsys
 
 
 def test_report_reads_one_prepared_value(tmp_path):
-    from core import report
+    from core.report.build import build_report
+    from core.report.bundle import ReportSettings
 
     votes = campaign_votes(n_items=90, seed=2)
-    result = report.build_report("votes", votes, tmp_path / "out", report.ReportSettings(bootstrap=20, png=False),
-                                 {"source": "campaign"})
+    result = build_report("votes", votes, tmp_path / "out", ReportSettings(bootstrap=20, png=False),
+                          {"source": "campaign"})
     doc = json.loads((tmp_path / "out" / "report.json").read_text())
     assert doc["params"]["annotator_policy"]["judgements_left_out"] == 60
     assert doc["rank"]["n_votes"] == doc["bias"]["n_votes"] == 90 - 12 - 2 * 26  # careful's non-golden items

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from core.leaderboard import task_bootstrap as tb
+from core.leaderboard import draws, task_bootstrap as tb
 from core.ranking.bootstrap import rank_interval, ranks_of
 from core.leaderboard.subset_draws import SubsetDraws
-from core.leaderboard.task_bootstrap import (TaskBootstrapError, block_layout, bootstrap_indices, bootstrap_mean_ci,
-                                 draw_counts, paired_ci, poisson_mean_ci, rank_bootstrap, rank_summary,
-                                 stratified_indices, strata_codes, task_wins, tied_ranks, unpaired_ci)
+from core.leaderboard.draws import block_layout, bootstrap_indices, draw_counts, strata_codes, stratified_indices
+from core.leaderboard.task_bootstrap import (TaskBootstrapError, bootstrap_mean_ci, paired_ci, poisson_mean_ci,
+                                             rank_bootstrap, rank_summary, task_wins, tied_ranks, unpaired_ci)
 
 from tests.reference_values import (
     D3_CATEGORIES, D3_FIRST_INDEX_ROW, D3_MEAN_X, D3_MEAN_X_CI, D3_PAIRED_X_Y, D3_PAIRED_X_Y_ZERO_REPLICATES,
@@ -117,14 +117,14 @@ def test_stratified_indices_follow_the_loop():
 
 
 def test_chunked_draws_equal_one_draw(monkeypatch):
-    monkeypatch.setattr(tb, "CHUNK_CELLS", 35)  # 3 rows of 12 per chunk
+    monkeypatch.setattr(draws, "CHUNK_CELLS", 35)  # 3 rows of 12 per chunk
     counts = draw_counts((12,), 50, np.random.default_rng(5))
     index = np.random.default_rng(5).integers(0, 12, size=(50, 12))
     assert_array_equal(counts, np.stack([np.bincount(r, minlength=12) for r in index]))
     strata = np.repeat(["x", "y"], [5, 7])
-    monkeypatch.setattr(tb, "CHUNK_CELLS", 1 << 20)
+    monkeypatch.setattr(draws, "CHUNK_CELLS", 1 << 20)
     whole = stratified_indices(strata, 50, np.random.default_rng(5))
-    monkeypatch.setattr(tb, "CHUNK_CELLS", 30)
+    monkeypatch.setattr(draws, "CHUNK_CELLS", 30)
     assert_array_equal(stratified_indices(strata, 50, np.random.default_rng(5)), whole)
 
 

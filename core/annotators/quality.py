@@ -120,3 +120,17 @@ def _labels(column: pd.Series) -> np.ndarray:
         labels = np.array([str(c) for c in column.cat.categories] + [""], dtype=object)
         return labels[column.cat.codes.to_numpy()]
     return column.astype(str).to_numpy()
+
+
+def response_times(votes: pd.DataFrame) -> np.ndarray:
+    """Every vote's response time in seconds (NaN where unknown); empty without a response_time_s column."""
+    return votes["response_time_s"].to_numpy(dtype=float) if "response_time_s" in votes else np.array([])
+
+
+STATUSES = ("qualified", "unqualified", "not_evaluable")
+
+
+def status_counts(quality: pd.DataFrame) -> dict[str, int]:
+    """Annotators per status of :func:`annotator_quality` (every status, 0 when nobody has it)."""
+    counts = quality["status"].value_counts() if len(quality) else pd.Series(dtype=int)
+    return {status: int(counts.get(status, 0)) for status in STATUSES}

@@ -1,9 +1,8 @@
 """The ``evalboard annotators`` report (METHODS §7): who is qualified and why, how much the annotators
 agree on the items several of them rated, and what excluding the unqualified does to the BT ranking.
 
-``build(votes, alpha)`` -> :class:`AnnotatorReport`; ``report_dict`` gives the JSON contract of DESIGN
-"CLI" (``{"annotators": [...], "agreement": {...}}`` plus the extra blocks ``exclusion_effect`` and, inside
-``agreement``, ``majority_agreement`` and the Fleiss details); ``to_json`` / ``to_markdown`` render it.
+``build(votes, alpha)`` -> :class:`AnnotatorReport`; :mod:`core.annotators.render` gives its JSON
+contract and markdown.
 """
 
 from __future__ import annotations
@@ -15,13 +14,38 @@ import numpy as np
 import pandas as pd
 
 from core.annotators.agreement import agreement_from_votes
-from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
-from core.formats import number as _number
+from core.io.votes import votes_from_frame
+from core.ranking import RankingError, RankSettings, rank_votes
+from core.ranking.request import PreparedVotes, prepare_votes
 
-ANNOTATOR_KEYS = ("annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low", "golden_ci_high",
-                  "fast_rate", "status", "reasons")
-AGREEMENT_KEYS = ("n_items", "krippendorff_alpha", "fleiss_kappa", "cohen_kappa")
-PAIR_KEYS = ("annotator_1", "annotator_2", "n_items", "kappa")
+
+@dataclass(frozen=True)
+class RankShift:
+    """One model's BT rank and Elo with every vote and after the annotator policy."""
+    model: str
+    rank_before: int
+    rating_before: float
+    rank_after: int | None  # None: the policy left the model no vote
+    rating_after: float  # NaN when rank_after is None
+
+
+@dataclass(frozen=True)
+class PolicyComparison:
+    """BT (no intervals) before and after the annotator policy: every model ranked with all votes, by name;
+    no rows and a ``reason`` when the votes cannot be ranked."""
+    policy: str
+    rows: tuple[RankShift, ...] = ()
+    reason: str | None = None
+
+    @property
+    def changed(self) -> tuple[RankShift, ...]:
+        """The models whose rank changes, a model the policy removed included."""
+        return tuple(r for r in self.rows if r.rank_after != r.rank_before)
+
+    @property
+    def moved(self) -> int:
+        """Models still ranked after the policy whose rank changes."""
+        return sum(r.rank_after is not None and r.rank_after != r.rank_before for r in self.rows)
 
 
 @dataclass(frozen=True)
@@ -33,174 +57,67 @@ class AnnotatorReport:
     exclusion_effect: dict[str, Any] = field(default_factory=dict)
     request: dict[str, Any] = field(default_factory=dict)  # core.ranking.request.PreparedVotes.as_dict()
     request_lines: tuple[str, ...] = ()  # the same, as sentences
+    comparison: PolicyComparison | None = None  # every model's rank before and after the policy
 
 
 def build(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> AnnotatorReport:
     """Quality table, agreement block and exclusion effect for a canonical votes frame."""
-    from core.ranking.request import prepare_votes
-
     return build_prepared(prepare_votes(votes, policy, alpha=alpha), alpha)
 
 
-def build_prepared(prepared, alpha: float = 0.05) -> AnnotatorReport:
+def build_prepared(prepared: PreparedVotes, alpha: float = 0.05) -> AnnotatorReport:
     """The report of a request's prepared votes (core.ranking.request): quality on one row per judged item,
     agreement on the analysed dimension's judgements after the policy, and the effect of the policy."""
     quality = prepared.quality
+    comparison = policy_comparison(prepared, alpha)
     return AnnotatorReport(alpha=alpha, n_votes=int(quality["n_votes"].sum()) if len(quality) else 0,
                            quality=quality, agreement=agreement_from_votes(prepared.votes),
-                           exclusion_effect=policy_effect(prepared, alpha), request=prepared.as_dict(),
-                           request_lines=tuple(prepared.lines()))
+                           exclusion_effect=_effect(prepared, comparison), request=prepared.as_dict(),
+                           request_lines=tuple(prepared.lines()), comparison=comparison)
 
 
 def _rankable(votes: pd.DataFrame) -> pd.DataFrame:
     """rank_votes wants the categorical model columns core.io produces; parse a plain frame first."""
     if isinstance(votes.get("model_a", pd.Series(dtype=object)).dtype, pd.CategoricalDtype):
         return votes
-    from core.io.votes import votes_from_frame
-
     return votes_from_frame(votes, "votes")[0]
 
 
 def exclusion_effect(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> dict[str, Any]:
     """BT ranks (ci="none") with all votes and after the annotator ``policy`` (see :func:`policy_effect`)."""
-    from core.ranking.request import prepare_votes
-
     return policy_effect(prepare_votes(votes, policy, alpha=alpha), alpha)
 
 
-def policy_effect(prepared, alpha: float = 0.05) -> dict[str, Any]:
-    """BT ranks (ci="none") of the analysed judgements before and after the request's annotator policy;
-    lists the models whose rank changes (rank None = the model has no vote left)."""
-    from core.ranking import RankingError, RankSettings, rank_votes
-
+def policy_comparison(prepared: PreparedVotes, alpha: float = 0.05) -> PolicyComparison:
+    """BT ranks (ci="none") of the analysed judgements before and after the request's annotator policy."""
     outcome = prepared.policy
-    out: dict[str, Any] = {"policy": outcome.policy, "unqualified_annotators": list(outcome.unqualified),
-                           "votes_excluded": outcome.left_out, "judgements_left_out": outcome.left_out,
-                           "judgements_down_weighted": outcome.as_dict()["judgements_down_weighted"]}
     settings = RankSettings(scheme="bt", ci="none", alpha=alpha)
     changed = outcome.judgements and outcome.policy != "keep"
     try:
         before = rank_votes(_rankable(prepared.before_policy), settings)
         after = rank_votes(_rankable(prepared.votes), settings) if changed else before
     except (RankingError, ValueError) as exc:
-        return {**out, "available": False, "reason": str(exc)}
+        return PolicyComparison(outcome.policy, reason=str(exc))
     b = {r.model: r for r in before.rows}
     a = {r.model: r for r in after.rows}
-    changes = []
-    for model in sorted(b):
-        rank_after = a[model].rank if model in a else None
-        if rank_after != b[model].rank:
-            changes.append({"model": model, "rank_before": b[model].rank, "rank_after": rank_after,
-                            "rating_before": b[model].rating,
-                            "rating_after": a[model].rating if model in a else np.nan})
-    return {**out, "available": True, "n_models": len(b), "rank_changes": changes}
+    return PolicyComparison(outcome.policy, tuple(
+        RankShift(model, b[model].rank, b[model].rating, a[model].rank if model in a else None,
+                  a[model].rating if model in a else np.nan) for model in sorted(b)))
 
 
-def _annotator_rows(quality: pd.DataFrame) -> list[dict[str, Any]]:
-    rows = []
-    for rec in quality.to_dict("records"):
-        row = {k: rec[k] for k in ANNOTATOR_KEYS}
-        row["annotator_id"] = str(row["annotator_id"])
-        row["n_votes"], row["n_golden"] = int(row["n_votes"]), int(row["n_golden"])
-        row["reasons"] = list(row["reasons"])
-        rows.append(row)
-    return rows
+def policy_effect(prepared: PreparedVotes, alpha: float = 0.05) -> dict[str, Any]:
+    """BT ranks (ci="none") of the analysed judgements before and after the request's annotator policy;
+    lists the models whose rank changes (rank None = the model has no vote left)."""
+    return _effect(prepared, policy_comparison(prepared, alpha))
 
 
-def report_dict(report: AnnotatorReport) -> dict[str, Any]:
-    """The JSON contract (DESIGN "CLI")."""
-    ag = report.agreement
-    agreement = {k: ag[k] for k in AGREEMENT_KEYS if k != "cohen_kappa"}
-    agreement["cohen_kappa"] = [{k: p[k] for k in PAIR_KEYS} for p in ag["cohen_kappa"]]
-    agreement.update({k: v for k, v in ag.items() if k not in AGREEMENT_KEYS})
-    # null = not computable: accuracy without golden answers (status not_evaluable), κ/α without shared
-    # items (n_items), the rating of a model the exclusion removed (rank_after null)
-    return undefined_as_null({"annotators": _annotator_rows(report.quality), "agreement": agreement,
-                              "exclusion_effect": report.exclusion_effect, **report.request})
-
-
-def to_json(report: AnnotatorReport) -> str:
-    return dumps(report_dict(report))
-
-
-def number(value: float, digits: int) -> str:
-    """``digits`` decimals; "–" where the statistic is not computable (see report_dict)."""
-    return _number(undefined_as_null(value), digits)
-
-
-def _percent(value: float) -> str:
-    return "–" if value is None or not np.isfinite(value) else f"{value:.0%}"
-
-
-def agreement_markdown(ag: dict[str, Any], max_pairs: int = 20) -> list[str]:
-    """The "Agreement" section: coefficients on real overlap only, or why there are none."""
-    minimum = ag.get("min_overlap_items", 1)
-    lines = ["## Agreement", "",
-             f"{ag['n_items']} items rated by two or more annotators (item = prompt + model pair, orientation "
-             "canonicalised; categories left / right / tie, both-bad counts as tie). Golden items are not part "
-             f"of it ({ag.get('n_golden_items', 0)} rated by several annotators): golden accuracy above measures "
-             "them.", ""]
-    reason = ag.get("reason")
-    if reason:
-        lines += [f"**{markdown_text(reason[0].upper() + reason[1:])}.**" + (
-            f" Fewer than {minimum} overlapping items give no meaningful coefficient (even with 10, a κ's 95% "
-            "interval is about ±0.45), so none is shown." if ag["n_items"] < minimum else ""), ""]
-    lines += [f"- Krippendorff α (nominal): {number(ag['krippendorff_alpha'], 3)}",
-              f"- Fleiss κ: {number(ag['fleiss_kappa'], 3)}" + (
-                  f" (the {ag['fleiss_n_items']} items with {ag['fleiss_raters_per_item']} raters each)"
-                  if ag.get("fleiss_raters_per_item") and not ag.get("reason") else ""), ""]
-    pairs = sorted(ag["cohen_kappa"], key=lambda p: -p["n_items"])
-    if pairs:
-        shown = pairs[:max_pairs]
-        lines += [markdown_table(["Annotator 1", "Annotator 2", "Shared items", "Cohen κ"],
-                                 [[markdown_text(p["annotator_1"]), markdown_text(p["annotator_2"]), p["n_items"],
-                                   number(p["kappa"], 3) if p["n_items"] >= minimum
-                                   else f"– (fewer than {minimum} shared)"] for p in shown], "llrr")]
-        if len(pairs) > max_pairs:
-            lines.append(f"\n({len(pairs) - max_pairs} more pairs with fewer shared items in the JSON output.)")
-        lines.append("")
-    return lines
-
-
-def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
-    """Readable report: the quality table, the agreement coefficients, the exclusion effect."""
-    q = report.quality
-    counts = q["status"].value_counts() if len(q) else pd.Series(dtype=int)
-    lines = ["# Annotators", ""]
-    if report.request_lines:
-        lines += [markdown_text(". ".join(report.request_lines)) + ".", ""]
-    lines += [f"{report.n_votes} judged items (votes: one per item, however many dimensions it was judged on), "
-             f"{len(q)} annotators: " + ", ".join(
-                 f"{int(counts.get(s, 0))} {s.replace('_', ' ')}" for s in ("qualified", "unqualified", "not_evaluable")
-             ) + ". Rules (METHODS §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
-             "more than 30% of votes faster than 3 s ⇒ unqualified.", ""]
-    ci = f"{1 - report.alpha:.0%} CI"
-    rows = [[markdown_text(r["annotator_id"]), r["n_votes"], r["n_golden"], _percent(r["golden_accuracy"]),
-             f"{number(r['golden_ci_low'], 2)}–{number(r['golden_ci_high'], 2)}" if r["n_golden"] else "–",
-             _percent(r["fast_rate"]), r["status"].replace("_", " "), markdown_text("; ".join(r["reasons"])) or "–"]
-            for r in _annotator_rows(q)]
-    lines += [markdown_table(["Annotator", "Votes", "Golden", "Accuracy", ci, "Fast", "Status", "Reasons"], rows,
-                             "lrrrrrll"), ""]
-    lines += agreement_markdown(report.agreement, max_pairs)
-    eff = report.exclusion_effect
-    lines += ["## Excluding the unqualified", ""]
-    if not eff.get("available", False):
-        lines.append(f"Not available: {markdown_text(eff.get('reason', 'no ranking'))}")
-    elif not eff["unqualified_annotators"]:
-        lines.append("No annotator is unqualified: the ranking is unchanged.")
-    elif eff["policy"] == "keep":
-        lines.append(f"Annotator policy keep: the votes of the {len(eff['unqualified_annotators'])} unqualified "
-                     "annotators stay in every analysis (choose --policy exclude or downweight to leave them out).")
-    else:
-        what = (f"Excluding {len(eff['unqualified_annotators'])} annotators ({eff['judgements_left_out']} judgements)"
-                if eff["policy"] == "exclude" else
-                f"Counting the {eff['judgements_down_weighted']} judgements of {len(eff['unqualified_annotators'])} "
-                "annotators at half weight")
-        lines.append(f"{what} changes the BT rank of {len(eff['rank_changes'])} of {eff['n_models']} models.")
-        if eff["rank_changes"]:
-            lines += ["", markdown_table(["Model", "Rank before", "Rank after", "Elo before", "Elo after"],
-                                         [[markdown_text(c["model"]), c["rank_before"],
-                                           "–" if c["rank_after"] is None else c["rank_after"],
-                                           number(c["rating_before"], 0), number(c["rating_after"], 0)]
-                                          for c in eff["rank_changes"]], "lrrrr")]
-    return "\n".join(lines) + "\n"
+def _effect(prepared: PreparedVotes, comparison: PolicyComparison) -> dict[str, Any]:
+    outcome = prepared.policy
+    out: dict[str, Any] = {"policy": outcome.policy, "unqualified_annotators": list(outcome.unqualified),
+                           "votes_excluded": outcome.left_out, "judgements_left_out": outcome.left_out,
+                           "judgements_down_weighted": outcome.as_dict()["judgements_down_weighted"]}
+    if comparison.reason is not None:
+        return {**out, "available": False, "reason": comparison.reason}
+    changes = [{"model": c.model, "rank_before": c.rank_before, "rank_after": c.rank_after,
+                "rating_before": c.rating_before, "rating_after": c.rating_after} for c in comparison.changed]
+    return {**out, "available": True, "n_models": len(comparison.rows), "rank_changes": changes}

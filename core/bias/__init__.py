@@ -1,1 +1,2 @@
-"""Bias diagnostics of blind A/B votes and the raw-versus-corrected comparison."""
+"""Bias diagnostics of blind A/B votes (METHODS §4): ``diagnose`` (the tests, each deciding ``detected``),
+``render`` (JSON, markdown) and ``view`` (what the Bias page draws)."""

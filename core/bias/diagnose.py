@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2_contingency
 
-from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportions, binomial, holm, logit_fit,  # noqa: F401
-                             p_text, pairing_test, two_proportions, weighted_score_test)
+from core.formats import p_text
+from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportions, binomial, holm, logit_fit, pairing_test,
+                                     two_proportions, weighted_score_test)
 from core.ranking.corrections import Corrections, corrections, early_period, ipw_weights
 from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
 
@@ -86,6 +87,7 @@ class ModelShare:
     model: str
     test: Binomial
     p_holm: float
+    detected: bool = False  # Holm-adjusted p < alpha: this model's share differs from p0
 
 
 @dataclass(frozen=True)
@@ -286,12 +288,12 @@ def _table_test(first: np.ndarray, second: np.ndarray, models: list[str], p0: fl
     keep = (n := first + second) > 0
     tests = [binomial(int(f), int(t), p0) for f, t in zip(first, n)]
     p_holm = holm([t.p_value for t in tests])
-    rows = tuple(ModelShare(m, t, float(h)) for m, t, h, k in zip(models, tests, p_holm, keep) if k)
+    rows = tuple(ModelShare(m, t, float(h), bool(h < alpha)) for m, t, h, k in zip(models, tests, p_holm, keep) if k)
     table = np.column_stack([first[keep], second[keep]])
     if len(table) < 2 or (table.sum(axis=0) == 0).any():
         return TableTest(np.nan, max(len(table) - 1, 0), np.nan, p0, rows, f"Too little variation to test {what}.")
     chi2, p, df, _ = chi2_contingency(table, correction=False)
-    flagged = [r for r in rows if r.p_holm < alpha]
+    flagged = [r for r in rows if r.detected]
     worst = max(flagged or rows, key=lambda r: abs(r.test.share - p0), default=None)
     effect = worst.test.share - p0 if worst else float("nan")
     detected = bool(p < alpha or flagged)

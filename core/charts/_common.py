@@ -6,7 +6,6 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -81,10 +80,6 @@ def heatmap_layout(fig: go.Figure, title: str, x_title: str, y_title: str, n_row
 def symmetric_limit(z: list[list[float | None]]) -> float:
     values = [abs(v) for row in z for v in row if v is not None]
     return max(values, default=0.0) or 1.0
-
-
-def as_float_array(values: Iterable[Any]) -> np.ndarray:
-    return np.array([float(v) if finite(v) else np.nan for v in values], dtype=float)
 
 
 def none_if_nan(values: Iterable[Any]) -> list[float | None]:

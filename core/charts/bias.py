@@ -17,9 +17,9 @@ from core.stats.intervals import wilson_array
 FLAGGED, NORMAL, EXPECTED = "#d62728", "#1f77b4", "#7f7f7f"
 
 
-def model_share_chart(per_model, p0: float, alpha: float, share_label: str, title: str) -> go.Figure:
+def model_share_chart(per_model, p0: float, share_label: str, title: str) -> go.Figure:
     """One bar per model: the share of its appearances that were ``share_label`` (e.g. "on the left"), with
-    its Wilson CI, against the expected share ``p0``; red where Holm's adjusted p is below ``alpha``.
+    its Wilson CI, against the expected share ``p0``; red where the test detected a difference (Holm).
     ``per_model``: the ``ModelShare`` rows of a :class:`core.bias.diagnose.TableTest`."""
     fig = go.Figure()
     if not per_model:
@@ -31,7 +31,7 @@ def model_share_chart(per_model, p0: float, alpha: float, share_label: str, titl
     lo = np.array([r.test.ci_low for r in rows], dtype=float)
     hi = np.array([r.test.ci_high for r in rows], dtype=float)
     fig.add_trace(go.Bar(
-        x=names, y=share, marker_color=[FLAGGED if r.p_holm < alpha else NORMAL for r in rows],
+        x=names, y=share, marker_color=[FLAGGED if r.detected else NORMAL for r in rows],
         error_y={"type": "data", "symmetric": False, "array": hi - share, "arrayminus": share - lo,
                  "color": "#444", "thickness": 1.2, "width": 3},
         customdata=[[r.test.k, r.test.n, r.test.ci_low, r.test.ci_high, p_text(r.p_holm)] for r in rows],

@@ -82,7 +82,7 @@ def export_png(figures: Mapping[str, go.Figure], out_dir: str | os.PathLike, wid
     reason = png_unavailable_reason()
     if reason:
         raise RuntimeError(f"PNG export unavailable: {reason}")
-    import kaleido
+    import kaleido  # only when a PNG is written: kaleido (and its browser driver) is heavy and optional for the rest
 
     specs = [{"fig": fig.to_dict(), "path": path,
               "opts": {"format": "png", "scale": scale, "width": int(width or fig.layout.width or 1000),

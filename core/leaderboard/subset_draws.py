@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.leaderboard.task_bootstrap import COLUMN_CHUNK, _index_chunks, block_layout, draw_counts
+from core.leaderboard.draws import COLUMN_CHUNK, block_layout, draw_counts, index_chunks
 
 DERIVE_SHARE = 0.5  # subsets at least this share of the task set are derived from its draw
 
@@ -142,7 +142,7 @@ class SubsetDraws:
         n, b = self.n_tasks, self.replicates
         index = np.empty((b, n), dtype=np.int32)
         counts = self._buffer.ravel()[:b * n].reshape(n, b)
-        for lo, idx in _index_chunks((n,), b, rng):
+        for lo, idx in index_chunks((n,), b, rng):
             k = len(idx)
             index[lo:lo + k] = idx
             idx += (n * np.arange(k))[:, None]

@@ -5,7 +5,7 @@ Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`un
 ``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
 per row of ``I``. They are the reference the leaderboard's fast path is tested against.
 
-The engine (:class:`core.leaderboard.subset_draws.SubsetDraws`, on :func:`draw_counts`) serves many score
+The engine (:class:`core.leaderboard.subset_draws.SubsetDraws`, on :func:`core.leaderboard.draws.draw_counts`) serves many score
 vectors at once. A draw depends only on the *shape* of the task set, the stratum sizes in sorted
 stratum order (just ``(n,)`` without strata), never on which tasks or scores it is applied to. So
 every vector whose task set has the same shape can share the draw of a fresh ``default_rng(seed)``,
@@ -19,14 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
+from core.leaderboard.draws import bootstrap_indices, strata_codes, stratified_indices
+from core.leaderboard.subset_draws import SubsetDraws
 from core.ranking.bootstrap import percentile_interval
 
 DEFAULT_REPLICATES = 1000
 EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant
-COLUMN_CHUNK = 256  # columns multiplied by one draw's counts at once
-CHUNK_CELLS = 1 << 20  # indices drawn per chunk: ~8 MB, small enough for bincount to stay in cache (5x faster)
 
 
 class TaskBootstrapError(ValueError):
@@ -97,89 +96,6 @@ def check_settings(replicates: int, alpha: float, seed: int) -> None:
 def significant(lo: float, hi: float) -> bool:
     """METHODS §3: the CI excludes 0 by more than EPS (a CI touching 0 is not significant)."""
     return bool(lo > EPS or hi < -EPS)
-
-
-def bootstrap_indices(n: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """METHODS §3 row protocol: ``rng.integers(0, n, size=(replicates, n))``."""
-    return rng.integers(0, n, size=(replicates, n))
-
-
-def strata_codes(labels) -> np.ndarray:
-    """Integer stratum per task in ``sorted(labels)`` order (as text if the labels do not compare);
-    missing labels (None/NaN) form one more stratum, sorted last."""
-    labels = np.asarray(labels, dtype=object)
-    missing = np.asarray(pd.isna(labels), dtype=bool)
-    present = set(labels[~missing].tolist())
-    try:
-        names = sorted(present)
-    except TypeError:
-        names = sorted(present, key=str)
-    lookup = {name: code for code, name in enumerate(names)}
-    return np.array([len(names) if m else lookup[v] for v, m in zip(labels.tolist(), missing)], dtype=np.int64)
-
-
-def block_layout(codes: np.ndarray | None, n: int) -> tuple[np.ndarray | None, tuple[int, ...]]:
-    """(order, sizes): positions grouped by stratum in sorted stratum order, original order within
-    (METHODS §3 ``pos_s``), and the stratum sizes. ``order`` is None when no reordering is needed."""
-    if codes is None or n == 0:
-        return None, (n,)
-    codes = np.asarray(codes)
-    sizes = np.bincount(codes)
-    sizes = tuple(int(s) for s in sizes[sizes > 0])
-    if len(sizes) == 1:
-        return None, sizes
-    return np.argsort(codes, kind="stable"), sizes
-
-
-def _index_chunks(sizes: tuple[int, ...], replicates: int, rng: np.random.Generator):
-    """Yield (first row, (rows, n) positions in block order) for ``replicates`` replicates.
-
-    Successive draws continue one generator, so the chunks are exactly the rows of one
-    ``(replicates, n)`` draw. With strata, one ``integers`` call with a per-column upper bound gives
-    the numbers of the METHODS §3 loop ``for b: for s in sorted(strata): rng.integers(0, n_s, n_s)``
-    (tested), block s then indexes into positions ``offset_s .. offset_s + n_s − 1``.
-    """
-    n = sum(sizes)
-    rows = max(1, CHUNK_CELLS // max(n, 1))
-    if len(sizes) > 1:
-        size_arr = np.asarray(sizes)
-        highs = np.repeat(size_arr, size_arr)
-        offsets = np.repeat(np.cumsum(size_arr) - size_arr, size_arr)
-    for lo in range(0, replicates, rows):
-        k = min(rows, replicates - lo)
-        if len(sizes) == 1:
-            yield lo, rng.integers(0, n, size=(k, n))
-        else:
-            yield lo, rng.integers(0, np.broadcast_to(highs, (k, n))) + offsets
-
-
-def stratified_indices(strata, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """METHODS §3 stratified protocol: (replicates, n) row positions, strata in sorted order, each
-    block ``pos_s[rng.integers(0, n_s, size=n_s)]`` (pos_s in original order), concatenated."""
-    codes = strata_codes(strata)
-    order, sizes = block_layout(codes, len(codes))
-    if len(codes) == 0:
-        return np.empty((replicates, 0), dtype=np.int64)
-    drawn = np.concatenate([idx for _, idx in _index_chunks(sizes, replicates, rng)])
-    return drawn if order is None else order[drawn]
-
-
-def draw_counts(sizes: tuple[int, ...], replicates: int, rng: np.random.Generator,
-                out: np.ndarray | None = None) -> np.ndarray:
-    """(replicates, n) float counts: how often each block-order position is drawn per replicate.
-
-    ``out`` is an optional buffer of at least ``replicates * n`` floats, reused to spare the page
-    faults of a fresh 50–100 MB array per task-set shape.
-    """
-    n = sum(sizes)
-    counts = np.empty((replicates, n)) if out is None else out.ravel()[:replicates * n].reshape(replicates, n)
-    if n == 0:
-        return counts
-    for lo, idx in _index_chunks(sizes, replicates, rng):
-        k = len(idx)
-        idx += (n * np.arange(k))[:, None]  # row b counts into bins b·n … b·n + n − 1
-        counts[lo:lo + k] = np.bincount(idx.ravel(), minlength=k * n).reshape(k, n)
-    return counts
 
 
 def _prepare(x, weights, strata=None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -369,8 +285,6 @@ def rank_bootstrap(scores, replicates: int = DEFAULT_REPLICATES, alpha: float = 
     values = scores if rank_by == "mean" else task_wins(scores).astype(np.float64)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     codes = None if strata is None else strata_codes(strata)
-    from core.leaderboard.subset_draws import SubsetDraws  # it builds on this module's draws
-
     draws = SubsetDraws(values, w, codes, replicates, seed)
     sid = draws.subset(keep)
     requests = [draws.need(sid, row) for row in range(len(values))]

@@ -13,16 +13,10 @@ import pandas as pd
 from core.formats import dumps
 from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate
 from core.leaderboard.render import full_markdown, leaderboard_dict, to_csv
-from core.report import (
-    REPORT_JSON,
-    ReportResult,
-    ReportSettings,
-    Steps,
-    charts_module,
-    figures_markdown,
-    png_status,
-    write_pngs,
-)
+from core.leaderboard.tables import bar_rows, category_means, pair_frame
+from core.charts import runs as charts
+from core.charts.cd import critical_difference_figure
+from core.report.bundle import REPORT_JSON, ReportResult, ReportSettings, Steps, figures_markdown, png_status, write_pngs
 
 LEADERBOARD_JSON = "leaderboard.json"
 MARKDOWN = "LEADERBOARD.md"
@@ -72,21 +66,12 @@ def figure_names(board: Leaderboard) -> list[str]:
 def _figures(board: Leaderboard, build: bool) -> tuple[dict[str, Any], list[str]]:
     if not build:
         return {}, []
-    charts = charts_module("runs")
-    if charts is None:
-        return {}, ["core.charts.runs is not available: no figures"]
-    from core.charts import critical_difference_figure
-
-    rows = pd.DataFrame([(r.model_id, r.mean_score, r.mean_ci_lo, r.mean_ci_hi) for r in board.rows],
-                        columns=["model_id", "mean_score", "mean_ci_lo", "mean_ci_hi"])
     models = [r.model_id for r in board.rows]
-    figs: dict[str, Any] = {"leaderboard_bars": charts.leaderboard_bars(rows, "Mean score with bootstrap CI")}
+    figs: dict[str, Any] = {"leaderboard_bars": charts.leaderboard_bars(bar_rows(board),
+                                                                        "Mean score with bootstrap CI")}
     if board.categories:
-        means = pd.DataFrame([r.categories for r in board.rows], index=models).reindex(columns=list(board.categories))
-        figs["category_heatmap"] = charts.category_heatmap(means, "Mean score per category")
-    pairs = pd.DataFrame([(p.model_a, p.model_b, p.diff, p.significant) for p in board.pairwise],
-                         columns=["model_a", "model_b", "diff", "significant"])
-    figs["pairwise_matrix"] = charts.pairwise_matrix(pairs, models, "Paired differences (row − column)")
+        figs["category_heatmap"] = charts.category_heatmap(category_means(board), "Mean score per category")
+    figs["pairwise_matrix"] = charts.pairwise_matrix(pair_frame(board), models, "Paired differences (row − column)")
     if board.friedman is not None:
         figs["critical_difference"] = critical_difference_figure(board.friedman.mean_ranks, board.friedman.cd,
                                                                  "Critical difference (Nemenyi)")

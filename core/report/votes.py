@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from core.annotators import report as annotator_report
+from core.annotators import render as annotator_render
+from core.annotators.report import build_prepared
 from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
 from core.formats import csv_table, dumps, markdown_text
@@ -24,18 +25,10 @@ from core.ranking.inputs import require_votes_after_policy, with_request
 from core.ranking.render import to_markdown as ranking_markdown
 from core.ranking import Ranking, RankSettings, rank_votes
 from core.ranking.request import PreparedVotes, prepare_votes
-from core.report import (
-    REPORT_JSON,
-    ReportResult,
-    ReportSettings,
-    Steps,
-    charts_module,
-    figures_markdown,
-    png_status,
-    safe_name,
-    write_pngs,
-)
-from core.report import votes_data as vd
+from core.charts import votes as charts
+import core.report.votes_data as vd
+from core.report.bundle import (REPORT_JSON, ReportResult, ReportSettings, Steps, figures_markdown, png_status,
+                                safe_name, write_pngs)
 
 MARKDOWN = "BT_ANALYSIS_REPORT.md"
 CSV = "BT_ANALYSIS_REPORT.csv"
@@ -68,7 +61,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     steps("bias diagnostics")
     bias = diagnose(votes, alpha=settings.alpha)
     steps("annotator report")
-    annotators = annotator_report.build_prepared(prepared, alpha=settings.alpha)
+    annotators = build_prepared(prepared, alpha=settings.alpha)
     png, png_note = png_status(settings.png)
     steps("figures")
     figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png,
@@ -87,7 +80,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
-           "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_report.report_dict(annotators),
+           "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_render.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
     (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
@@ -130,12 +123,9 @@ def _figure_names(votes: pd.DataFrame, scopes: dict[str, dict[tuple, Ranking]]) 
 
 def _figures(votes, global_rank, scopes, bias, order, build: bool, all_dimensions=None
              ) -> tuple[dict[str, Any], list[str]]:
-    """The figures (plotly) of the report; none when not wanted or while core.charts.votes is missing."""
+    """The figures (plotly) of the report; none when not wanted."""
     if not build:
         return {}, []
-    charts = charts_module("votes")
-    if charts is None:
-        return {}, ["core.charts.votes is not available: no figures"]
     figs: dict[str, Any] = {}
     cell_rank = scopes.get("game_dimension", {})
     if cell_rank:
@@ -185,7 +175,7 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [_demote(bias_report.to_markdown(bias, prepared)), "", _demote(annotator_report.to_markdown(annotators)), "",
+    parts += [_demote(bias_report.to_markdown(bias, prepared)), "", _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
     parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]
     if notes:

@@ -27,7 +27,8 @@ import pandas as pd
 from core.ranking.bradley_terry import predicted_win_rates
 from core.ranking.corrections import early_period, stratified_win_rates
 from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
-from core.ranking.inputs import _groups
+from core.bias.diagnose import LengthTest, PositionTest, TableTest
+from core.ranking.inputs import _groups, with_request
 from core.ranking import (
     Ranking,
     RankingError,
@@ -60,8 +61,6 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summa
             notes.append(f"{', '.join(f'{b} = {k}' for b, k in zip(by, key))}: not ranked ({exc})")
             continue
         if prepared is not None:
-            from core.ranking.inputs import with_request
-
             ranking = with_request(ranking, prepared, group)
         out[key] = replace(ranking, details={**ranking.details, **summary})
     return out
@@ -163,8 +162,6 @@ def forest_rows(ranking: Ranking) -> pd.DataFrame:
 
 def bias_panel_args(report) -> dict[str, Any]:
     """The bias_panel inputs from a core.bias.diagnose.BiasReport (None for a test that could not run)."""
-    from core.bias.diagnose import LengthTest, PositionTest, TableTest
-
     def shares(test):
         if not isinstance(test, TableTest) or not test.per_model:
             return None

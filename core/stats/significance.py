@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import binomtest, chisquare, fisher_exact, norm
 
-from core.formats import p_text  # noqa: F401 — re-exported: the wording of p-values lives in core.formats
+from core.formats import p_text
 from core.stats.intervals import kish_n_eff, wilson
 
 
@@ -59,6 +59,7 @@ class PairingTest:
     min_count: int
     max_count: int
     verdict: str
+    detected: bool = False  # p < alpha: pairs are not shown uniformly
 
 
 def binomial(k: int, n: int, p0: float = 0.5, alpha: float = 0.05) -> Binomial:
@@ -144,7 +145,8 @@ def pairing_test(counts, alpha: float = 0.05) -> PairingTest:
         return PairingTest(np.nan, max(len(counts) - 1, 0), np.nan, len(counts), zero, low, high, "Fewer than two pairs.")
     res = chisquare(counts)
     p = float(res.pvalue)
+    detected = bool(p < alpha)
     verdict = (f"Pair counts range from {counts.min()} to {counts.max()} over {len(counts)} pairs "
                f"({(counts == 0).sum()} never shown; χ² = {res.statistic:.1f}, {p_text(p)}): "
-               + ("pairs are not shown uniformly (a pairing bias)." if p < alpha else "consistent with uniform pairing."))
-    return PairingTest(float(res.statistic), len(counts) - 1, p, len(counts), zero, low, high, verdict)
+               + ("pairs are not shown uniformly (a pairing bias)." if detected else "consistent with uniform pairing."))
+    return PairingTest(float(res.statistic), len(counts) - 1, p, len(counts), zero, low, high, verdict, detected)

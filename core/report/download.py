@@ -1,4 +1,5 @@
-"""Helpers of the Reports page: build a bundle in a temporary folder and keep its files as bytes."""
+"""A report bundle kept in memory for downloads (the dashboard's Reports page): built in a temporary
+folder from a stored dataset and its filters, read back as bytes, zipped on demand."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import pandas as pd
 
 from core.filters import Filters
 from core.filters import apply as apply_filters
-from core.report import FIGURES_DIR, REPORT_JSON, ReportSettings, build_report
+from core.report.build import build_report
+from core.report.bundle import FIGURES_DIR, REPORT_JSON, ReportSettings
 from core.store import Dataset
 
 MIME = {".json": "application/json", ".md": "text/markdown", ".csv": "text/csv", ".zip": "application/zip"}
