@@ -16,6 +16,7 @@ import numpy as np
 
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
 from core.ranking.cells import Cells, merge_sides, pair_counts, win_matrix
+from core.validation import check_alpha, check_replicates
 
 DEFAULT_REPLICATES = 1000
 PIPELINE_BATCHES = 4
@@ -44,10 +45,8 @@ class BTBootstrap:
 
 
 def check_settings(replicates: int, alpha: float) -> None:
-    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
-        raise BootstrapError(f"`replicates` must be a positive integer, not {replicates!r}")
-    if not 0 < alpha < 1:
-        raise BootstrapError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
+    check_replicates(replicates, error=BootstrapError)
+    check_alpha(alpha, error=BootstrapError)
 
 
 def multinomial_counts(cells: Cells, replicates: int, rng: np.random.Generator) -> np.ndarray:

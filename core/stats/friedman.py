@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from core.validation import check_alpha
+
 __all__ = ["FriedmanError", "FriedmanResult", "friedman", "iman_davenport", "nemenyi_q"]
 
 
@@ -62,9 +64,7 @@ class FriedmanResult:
 
 
 def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise FriedmanError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
-    return float(alpha)
+    return check_alpha(alpha, error=FriedmanError)
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
