@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.errors import SettingError
+from core.errors import EvalBoardError, SettingError
 from core.leaderboard.aggregate import LeaderboardError, LeaderboardSettings, aggregate
 from core.leaderboard.task_bootstrap import TaskBootstrapError, bootstrap_mean_ci
 from core.ranking import RankingError, RankSettings
@@ -113,7 +113,7 @@ def test_every_module_says_the_same_about_the_same_setting(call, error):
     """The old copies said "must be strictly between … got", "must lie strictly between … not", …"""
     with pytest.raises(error) as info:
         call()
-    assert isinstance(info.value, ValueError)
+    assert isinstance(info.value, EvalBoardError) and isinstance(info.value, ValueError)
     text = str(info.value)
     assert text in ("`alpha` must lie strictly between 0 and 1, not 1.5",
                     "`replicates` must be a positive integer, not 0",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.ranking.bootstrap import percentile_interval
 from core.schema import RANK_BY
 from core.stats.evidence import check_intervals, rank_ranges_with_evidence
@@ -38,7 +39,7 @@ __all__ = ["RANK_BY", "Leaderboard", "LeaderboardError", "LeaderboardRow", "Lead
 PAIR_CHUNK = 1024  # pairs whose (B, chunk) replicate differences are held at once (8 MB at B = 1000)
 
 
-class LeaderboardError(ValueError):
+class LeaderboardError(EvalBoardError, ValueError):
     """Runs or settings a leaderboard cannot be built from; the message names the argument."""
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.ranking.bootstrap import percentile_interval
 from core.validation import check_alpha, check_replicates, check_seed
 
@@ -30,7 +31,7 @@ COLUMN_CHUNK = 256  # columns multiplied by one draw's counts at once
 CHUNK_CELLS = 1 << 20  # indices drawn per chunk: ~8 MB, small enough for bincount to stay in cache (5x faster)
 
 
-class TaskBootstrapError(ValueError):
+class TaskBootstrapError(EvalBoardError, ValueError):
     """A task-bootstrap argument is malformed; the message names the argument."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.ranking import bradley_terry as bt
 from core.ranking.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
     rank_interval, ranks_of
@@ -25,7 +26,7 @@ from core.ranking.winrate import win_rates
 from core.validation import check_choice, check_seed
 
 
-class RankingError(ValueError):
+class RankingError(EvalBoardError, ValueError):
     """Settings or data a ranking cannot be computed from; the message says which and why."""
 
 

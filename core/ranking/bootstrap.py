@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
 from core.ranking.cells import Cells, merge_sides, pair_counts, win_matrix
 from core.validation import check_alpha, check_replicates
@@ -23,7 +24,7 @@ PIPELINE_BATCHES = 4
 REPLICATES_PER_BATCH_CELLS = 10_000_000  # bound on B_batch × K² floats held at once (~80 MB per array)
 
 
-class BootstrapError(ValueError):
+class BootstrapError(EvalBoardError, ValueError):
     """Settings a bootstrap cannot run with."""
 
 

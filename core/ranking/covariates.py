@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE
 from core.ranking.ties import ConvergenceError, NotIdentifiableError, has_recession_direction, newton_maximise
 from core.validation import check_max_iter, check_positive
@@ -30,11 +31,11 @@ __all__ = ["AdjustedResult", "ConvergenceError", "CovariateInputError", "NotIden
            "style_features"]
 
 
-class CovariateInputError(ValueError):
+class CovariateInputError(EvalBoardError, ValueError):
     """Vote arrays that cannot be used (lengths differ, indices out of range, y outside [0, 1], ...)."""
 
 
-class SeparationError(ValueError):
+class SeparationError(EvalBoardError, ValueError):
     """The outcomes are (quasi-)separated: the MLE is infinite (Albert & Anderson 1984)."""
 
 

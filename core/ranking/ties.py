@@ -29,6 +29,7 @@ from scipy.linalg import LinAlgError, lstsq, solve
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
 from core.validation import check_max_iter, check_positive
 
@@ -37,11 +38,11 @@ LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these
 MAX_HALVINGS = 60  # 2⁻⁶⁰ ≈ 1e-18: beyond this a step cannot change a double-precision parameter
 
 
-class TieInputError(ValueError):
+class TieInputError(EvalBoardError, ValueError):
     """A count matrix that cannot be used (wrong shape, negative, non-finite, asymmetric ties)."""
 
 
-class NotIdentifiableError(ValueError):
+class NotIdentifiableError(EvalBoardError, ValueError):
     """The data have no finite, unique MLE (a model never wins, a disconnected graph, only ties...)."""
 
 

@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from core.errors import EvalBoardError
 from core.validation import check_alpha
 
 __all__ = ["FriedmanError", "FriedmanResult", "friedman", "iman_davenport", "nemenyi_q"]
 
 
-class FriedmanError(ValueError):
+class FriedmanError(EvalBoardError, ValueError):
     """A Friedman argument is malformed; the message names the argument."""
 
 

@@ -26,7 +26,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from core.errors import SettingError
+from core.errors import EvalBoardError, SettingError
 from core.validation import check_alpha
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 
-class IntervalInputError(ValueError):
+class IntervalInputError(EvalBoardError, ValueError):
     """An argument of an interval function is outside its domain; the message names it."""
 
 
