@@ -13,7 +13,6 @@ import numpy as np
 from core.validation import check_integer, check_share
 
 OUTCOME_LEFT, OUTCOME_RIGHT, OUTCOME_TIE = 0, 1, 2
-OUTCOME_LABELS = ("left", "right", "tie")
 ELO_SPREAD = 400.0
 
 
