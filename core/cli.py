@@ -1,11 +1,11 @@
 """The ``evalboard`` command line: rank, leaderboard, ingest files into the store, manage datasets.
 
-Exit status: 0 success, 2 invalid input (the message names the file, rows and columns), 130 interrupted
-(Ctrl-C), 1 other.
+Exit status: 0 success, 2 an error the user can fix (:class:`core.errors.EvalBoardError`: the message names
+the file, rows and columns, or the setting), 130 interrupted (Ctrl-C), 1 a fault of the software.
 
-Building the parser imports only the standard library and :mod:`core.schema`: each command imports
-what it uses when it runs, so ``--help`` answers at once and a command loads no other command's
-libraries (tests/test_cli_imports.py keeps it so).
+Building the parser imports only the standard library, :mod:`core.errors` and :mod:`core.schema`: each
+command imports what it uses when it runs, so ``--help`` answers at once and a command loads no other
+command's libraries (tests/test_cli_imports.py keeps it so).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def _one_line_on_ctrl_c(kind, value, traceback) -> None:
 if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
     sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
 
+from core.errors import EvalBoardError, SettingError
 from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
     TIE_MODELS
 
@@ -192,26 +193,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: a store transaction under way has been rolled back on the way out
         print(INTERRUPTED, file=sys.stderr)
         return EXIT_INTERRUPTED
-    except _loaded_error("core.io.problems", "InputError") as exc:
-        print(str(exc), file=sys.stderr)
+    except EvalBoardError as exc:  # the user's to fix (a file, a setting, a name): the message, no traceback
+        print(exc.cli_message(), file=sys.stderr)
         return EXIT_INVALID
-    except _loaded_error("core.store.database", "DatasetNotFound") as exc:
-        print(f"evalboard: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    except ValueError as exc:  # a malformed option value (e.g. --map without '=')
-        print(f"evalboard: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-    except Exception as exc:  # noqa: BLE001 - the CLI reports, it does not trace back at users
+    except Exception as exc:  # noqa: BLE001 - a fault of the software: named by its type, still not traced back
         print(f"evalboard: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
-
-
-def _loaded_error(module: str, name: str) -> type[BaseException] | tuple[()]:
-    """The exception class ``module.name`` when a command has imported that module (only then can it
-    have been raised), else an empty tuple, which matches nothing: main catches a command's errors
-    without importing modules the command did not need."""
-    loaded = sys.modules.get(module)
-    return getattr(loaded, name) if loaded is not None else ()
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -246,7 +233,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
         try:
             anchor = (name, float(rating))
         except ValueError:
-            raise ValueError(f"--anchor needs a number after '=', not {rating!r}") from None
+            raise SettingError(f"--anchor needs a number after '=', not {rating!r}") from None
     settings = RankSettings(args.scheme, args.ties, args.ci, args.bootstrap, args.alpha, args.seed, anchor)
     by = parse_by(args.by)
     kind, frame = read_input(args)

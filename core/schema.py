@@ -29,7 +29,6 @@ VOTE_COLUMNS = (
 )
 # Free-text label columns (stored dictionary-encoded; loaded back as categoricals).
 VOTE_LABEL_COLUMNS = ("query_id", "game_id", "dimension", "category", "annotator_id")
-VOTE_NUMBER_COLUMNS = ("timestamp", "response_time_s", "len_a", "len_b", "weight")
 DEFAULT_GAME_ID = "all"
 DEFAULT_DIMENSION = "overall"
 

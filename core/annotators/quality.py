@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.errors import SettingError
 from core.schema import POLICIES
 from core.stats.intervals import wilson_array
 
@@ -75,7 +76,7 @@ def apply_policy(votes: pd.DataFrame, policy: str = "exclude", unqualified: Iter
     ``unqualified``: the annotators already found unqualified on these votes (skips assessing them again,
     e.g. for a subset of the columns of votes that were assessed)."""
     if policy not in POLICIES:
-        raise ValueError(f"--annotators must be one of {', '.join(POLICIES)}, not {policy!r}")
+        raise SettingError(f"--annotators must be one of {', '.join(POLICIES)}, not {policy!r}")
     if unqualified is None:
         quality = annotator_quality(votes)
         bad = set(quality.loc[quality["status"] == "unqualified", "annotator_id"])

@@ -21,6 +21,7 @@ from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportion
                                      two_proportions, weighted_score_test)
 from core.ranking.corrections import Corrections, corrections, early_period, ipw_weights
 from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
+from core.validation import check_alpha
 
 LEFT, RIGHT = 0, 1  # winner codes of core.schema.OUTCOMES (model_a = left, model_b = right)
 # A share (or a change of share) smaller than this is reported as "small" even when significant: with
@@ -177,8 +178,7 @@ def _pct(x: int, n: int) -> str:
 
 def diagnose(votes: pd.DataFrame, alpha: float = 0.05, with_corrections: bool = True) -> BiasReport:
     """All METHODS §4 diagnostics of a canonical votes frame; see the module docstring."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"`alpha` must be strictly between 0 and 1, got {alpha!r}")
+    check_alpha(alpha)
     used, n_golden = analysed_votes(votes)
     used = without_absent_models(used)[0]
     if len(used) == 0:

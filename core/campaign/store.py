@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.campaign.inputs import pair_items
 from core.campaign.golden import golden_supply
 from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
@@ -30,11 +31,11 @@ from core.schema import DEFAULT_DIMENSION
 from core.store.connection import connect, write_transaction  # noqa: F401 - connect is re-exported
 
 
-class CampaignError(ValueError):
+class CampaignError(EvalBoardError, ValueError):
     """A campaign request that cannot be carried out (unknown name, bad setting …); nothing was changed."""
 
 
-class TokenError(PermissionError):
+class TokenError(EvalBoardError, PermissionError):
     """The token is unknown or revoked: it cannot vote."""
 
     def __str__(self) -> str:

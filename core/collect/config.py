@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.errors import EvalBoardError
 from core.llm.client import Endpoint
 
 PROVIDER_CONCURRENCY = {"openai": 10, "azure": 10, "gemini": 5, "doubao": 3}
@@ -43,7 +44,7 @@ PROVIDER_FIELDS = {"concurrency"}
 TOP_LEVEL = {"defaults", "providers", "models"}
 
 
-class ConfigError(ValueError):
+class ConfigError(EvalBoardError, ValueError):
     """A models file that cannot be used; the message names the entry and the field."""
 
     def __init__(self, source: str, problems: list[str]):

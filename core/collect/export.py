@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.errors import SettingError
 from core.collect.store import CollectStore, RunNotFound
 from core.formats import csv_frame
 
@@ -41,7 +42,7 @@ def format_for(path: str | Path) -> str:
         return "jsonl"
     if suffix == "csv":
         return "csv"
-    raise ValueError(f"--output must end in .csv or .jsonl, not {Path(path).name!r}")
+    raise SettingError(f"--output must end in .csv or .jsonl, not {Path(path).name!r}")
 
 
 def to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
@@ -49,7 +50,7 @@ def to_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
         return csv_frame(frame).encode("utf-8")  # formula-like text neutralised; JSONL keeps text exact
     if fmt == "jsonl":
         return frame.to_json(orient="records", lines=True, force_ascii=False).encode("utf-8")
-    raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    raise SettingError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
 
 
 def write_answers(store: CollectStore, name: str, output: str | Path, *, game_id: str | None = None,

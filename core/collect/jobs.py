@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from core.errors import EvalBoardError, SettingError
 from core.store.connection import REPO_ROOT, connect, write_transaction
 
 ACTIVE = ("starting", "running", "stopping")
@@ -59,7 +60,7 @@ class Job:
         return self.ended_at is None
 
 
-class JobBusy(ValueError):
+class JobBusy(EvalBoardError, ValueError):
     """The run is already being collected by another process."""
 
     def __init__(self, job: Job):
@@ -148,7 +149,7 @@ def claim(con: sqlite3.Connection, run: str, origin: str, pid: int | None = None
     """Record a process (``pid``, or one about to start) as the collector of ``run``; :class:`JobBusy` when
     another live process collects it."""
     if not run.strip():
-        raise ValueError("the run name must not be empty")
+        raise SettingError("the run name must not be empty")
     with write_transaction(con):
         for current in _rows(con, "run_name = ? AND ended_at IS NULL", (run,)):
             if _alive(current):
@@ -167,7 +168,7 @@ def adopt(con: sqlite3.Connection, job_id: int, pid: int) -> Job:
     with write_transaction(con):
         found = job(con, job_id)
         if not found.active:
-            raise ValueError(f"collection job {job_id} has already ended ({found.status})")
+            raise SettingError(f"collection job {job_id} has already ended ({found.status})")
         con.execute("UPDATE collect_jobs SET pid = ?, pid_started = ?, status = CASE status WHEN 'stopping' "
                     "THEN 'stopping' ELSE 'running' END WHERE job_id = ?", (pid, process_started(pid), job_id))
     return job(con, job_id)
@@ -185,14 +186,14 @@ def request_stop(con: sqlite3.Connection, job_id: int) -> Job:
     current = job(con, job_id)
     if not current.active or not _alive(current):
         _checked(con, [current])
-        raise ValueError(f"collection job {job_id} (run {current.run!r}) is not running")
+        raise SettingError(f"collection job {job_id} (run {current.run!r}) is not running")
     if current.pid is None:
-        raise ValueError(f"collection job {job_id} is still starting: try again in a moment")
+        raise SettingError(f"collection job {job_id} is still starting: try again in a moment")
     try:
         os.kill(current.pid, signal.SIGINT)
     except ProcessLookupError:  # it ended between the check and the signal
         _checked(con, [current])
-        raise ValueError(f"collection job {job_id} (run {current.run!r}) is not running") from None
+        raise SettingError(f"collection job {job_id} (run {current.run!r}) is not running") from None
     with write_transaction(con):
         con.execute("UPDATE collect_jobs SET status = 'stopping' WHERE job_id = ? AND ended_at IS NULL", (job_id,))
     return job(con, job_id)

@@ -15,6 +15,8 @@ import signal
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from core.errors import SettingError
+
 DEFAULT_GRACE_S = 10.0  # long enough for a typical chat answer, short enough that a person waits for it
 
 T = TypeVar("T")
@@ -26,7 +28,7 @@ class StopSwitch:
     def __init__(self, grace_s: float = DEFAULT_GRACE_S):
         if isinstance(grace_s, bool) or not isinstance(grace_s, (int, float)) or not math.isfinite(grace_s) \
                 or grace_s < 0:
-            raise ValueError(f"the grace period must be a finite number of seconds >= 0, not {grace_s!r}")
+            raise SettingError(f"the grace period must be a finite number of seconds >= 0, not {grace_s!r}")
         self.grace_s = float(grace_s)
         self.requests = 0
         self._stopping = asyncio.Event()

@@ -19,16 +19,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.errors import EvalBoardError, SettingError
 from core.collect.config import ModelSpec
 from core.collect.queries import Query
 from core.store.connection import connect, write_transaction
 
-class RunNotFound(KeyError):
+class RunNotFound(EvalBoardError, KeyError):
     def __str__(self) -> str:
         return f"no collection run named {self.args[0]!r}"
 
 
-class RunMismatch(ValueError):
+class RunMismatch(EvalBoardError, ValueError):
     """The queries given for a resumed run differ from the ones it started with."""
 
 
@@ -96,7 +97,7 @@ class CollectStore:
               queries_source: str = "", models_source: str = "") -> int:
         """Create the run, or reopen it for a resume; its queries must be the ones it started with."""
         if not name.strip():
-            raise ValueError("the run name must not be empty")
+            raise SettingError("the run name must not be empty")
         with self._transaction():
             now = _now()
             self.con.execute("INSERT OR IGNORE INTO collect_runs (name, created_at, updated_at, queries_source, "

@@ -21,6 +21,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from core.errors import EvalBoardError, SettingError
 from core.formats import terminal_text
 
 # Only the standard library at import: `evalboard --help` builds this parser, so each action imports
@@ -123,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
     from core.store import default_db_path
 
     if args.limit is not None and args.limit < 1:
-        raise ValueError("--limit must be a positive integer")
+        raise SettingError("--limit must be a positive integer")
     stop = StopSwitch(args.grace)  # checks --grace
     db = args.db or default_db_path()
     with CollectStore(db) as store:
@@ -135,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         code, message = _session(args, db, stop)
         return code
-    except ValueError as exc:  # invalid input: main() prints it
+    except EvalBoardError as exc:  # the user's to fix: main() prints it
         code, message = EXIT_INVALID, str(exc)
         raise
     except Exception as exc:

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.errors import SettingError
 from core.formats import terminal_text
 
 # Only the standard library at import: `evalboard --help` builds this parser, so each action imports
@@ -92,7 +93,7 @@ def pool_mapping(items: list[str]) -> dict[str, str]:
     pieces = [piece for item in items for piece in item.split(",")]
     mapping = parse_pairs(pieces, "--map")
     if len(mapping) < len(pieces):
-        raise ValueError("--map names the same column twice")
+        raise SettingError("--map names the same column twice")
     return mapping
 
 
@@ -101,13 +102,13 @@ def model_config(args: argparse.Namespace) -> ModelConfig | None:
 
     if not args.base_url and not args.model:
         if args.embed_model:
-            raise ValueError("--embed-model needs --base-url and --model")
+            raise SettingError("--embed-model needs --base-url and --model")
         return None
     if not (args.base_url and args.model):
-        raise ValueError("a model endpoint needs both --base-url and --model")
+        raise SettingError("a model endpoint needs both --base-url and --model")
     config = ModelConfig(args.base_url, args.model, args.api_key_env, args.concurrency, args.embed_model)
     if not config.endpoint().key_is_set():
-        raise ValueError(f"the environment variable {args.api_key_env} (--api-key-env) is not set")
+        raise SettingError(f"the environment variable {args.api_key_env} (--api-key-env) is not set")
     return config
 
 
@@ -130,9 +131,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     from core.evalset.store import save
 
     if args.size < 1:
-        raise ValueError("--size must be a positive integer")
+        raise SettingError("--size must be a positive integer")
     if args.buffer < 0:
-        raise ValueError("--reserves must be a non-negative integer")
+        raise SettingError("--reserves must be a non-negative integer")
     settings = BuildSettings(size=args.size, categories=_names(args.categories), exclude=_names(args.exclude),
                              seed=args.seed, domain=args.domain, model=model_config(args),
                              slices=parse_slices(args.slice), buffer=args.buffer,

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
+from core.errors import SettingError
+
 
 def hamilton(counts: Mapping[str, int], size: int) -> dict[str, int]:
     """Places per category, summing to min(size, total); each within one of its quota when no category
     is exhausted."""
     if size < 0:
-        raise ValueError("size must be a non-negative integer")
+        raise SettingError("size must be a non-negative integer")
     available = {name: int(c) for name, c in counts.items() if int(c) > 0}
     seats = {name: 0 for name in counts}
     left = min(size, sum(available.values()))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import ceil
 
+from core.errors import EvalBoardError
 from core.evalset import prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.progress import StageProgress
@@ -54,7 +55,7 @@ class Calls:
         return {"calls": self.calls, "failed": self.failed, "errors": dict(self.errors)}
 
 
-class EndpointUnusable(ValueError):
+class EndpointUnusable(EvalBoardError, ValueError):
     """The endpoint refuses every request (unreachable, bad key, unknown model): stop before the stages."""
 
 

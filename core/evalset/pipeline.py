@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import SettingError
 from core.evalset import categories as cats
 from core.evalset import llm_stages as stages
 from core.evalset.audit import Audit, StageRecord
@@ -326,7 +327,7 @@ def _exclude(state: Build, exclude: list[str]) -> None:
         match = cats.match_category(name, known)
         (chosen if match else unknown).append(match or name)
     if unknown:
-        raise ValueError(f"cannot exclude unknown categories: {', '.join(unknown)} (known: {', '.join(known)})")
+        raise SettingError(f"cannot exclude unknown categories: {', '.join(unknown)} (known: {', '.join(known)})")
     n = _drop(state, f["category"].isin(chosen).to_numpy(), "excluded")
     state.audit.add(StageRecord("category exclusion", before, before - n, "user",
                                 {"excluded": n} if n else {},

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import SettingError
 from core.evalset.allocation import hamilton
 from core.evalset.scoring import length_strata
 
@@ -70,12 +71,12 @@ class SelectionSettings:
 
     def __post_init__(self):
         if not isinstance(self.size, int) or self.size < 1:
-            raise ValueError("size must be a positive integer")
+            raise SettingError("size must be a positive integer")
         if self.buffer < 0:
-            raise ValueError("buffer (the number of reserves) must be a non-negative integer")
+            raise SettingError("buffer (the number of reserves) must be a non-negative integer")
         for s in self.slices:
             if not 0 <= s.share <= 1 or s.minimum < 0:
-                raise ValueError(f"slice {s.name}: share must lie in [0, 1] and minimum be ≥ 0")
+                raise SettingError(f"slice {s.name}: share must lie in [0, 1] and minimum be ≥ 0")
 
 
 @dataclass

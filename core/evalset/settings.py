@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from core.errors import SettingError
 from core.evalset.dedup import DUPLICATE_ABOVE, REVIEW_FROM
 from core.evalset.selection import (
     BUFFER,
@@ -29,9 +30,9 @@ class ModelConfig:
 
     def __post_init__(self):
         if not self.base_url or not self.model:
-            raise ValueError("a model endpoint needs both a base URL and a model name")
+            raise SettingError("a model endpoint needs both a base URL and a model name")
         if not isinstance(self.concurrency, int) or self.concurrency < 1:
-            raise ValueError("concurrency must be a positive integer")
+            raise SettingError("concurrency must be a positive integer")
 
     def endpoint(self, model: str | None = None) -> Endpoint:
         return Endpoint(self.base_url, model or self.model, self.api_key_env, self.timeout_s, self.concurrency,
@@ -63,9 +64,9 @@ class BuildSettings:
 
     def __post_init__(self):
         if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size < 1:
-            raise ValueError("size must be a positive integer")
+            raise SettingError("size must be a positive integer")
         if not 0 < self.review_from <= self.duplicate_above <= 1:
-            raise ValueError("thresholds must satisfy 0 < review_from ≤ duplicate_above ≤ 1")
+            raise SettingError("thresholds must satisfy 0 < review_from ≤ duplicate_above ≤ 1")
 
     def selection(self) -> SelectionSettings:
         return SelectionSettings(self.size, self.slices, self.buffer, self.similarity_limit,
@@ -99,13 +100,13 @@ def parse_slices(specs: list[str]) -> tuple[SliceQuota, ...]:
         name, sep, value = spec.partition("=")
         share, sep2, minimum = value.partition(":")
         if not sep or name not in by_name:
-            raise ValueError(f"--slice {spec!r}: use NAME=SHARE[:MIN] with NAME one of {', '.join(by_name)}")
+            raise SettingError(f"--slice {spec!r}: use NAME=SHARE[:MIN] with NAME one of {', '.join(by_name)}")
         try:
             quota = SliceQuota(name, by_name[name].tag, float(share),
                                int(minimum) if sep2 else by_name[name].minimum)
         except ValueError:
-            raise ValueError(f"--slice {spec!r}: SHARE must be a number and MIN an integer") from None
+            raise SettingError(f"--slice {spec!r}: SHARE must be a number and MIN an integer") from None
         if not 0 <= quota.share <= 1 or quota.minimum < 0:
-            raise ValueError(f"--slice {spec!r}: SHARE must lie in [0, 1] and MIN be ≥ 0")
+            raise SettingError(f"--slice {spec!r}: SHARE must lie in [0, 1] and MIN be ≥ 0")
         by_name[name] = quota
     return tuple(by_name.values())

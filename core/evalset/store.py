@@ -18,16 +18,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from core.errors import EvalBoardError, SettingError
 from core.evalset.audit import Audit
 from core.evalset.results import EVAL_SET_COLUMNS
 from core.store.connection import connect as store_connect
 from core.store.connection import write_transaction
 
-class EvalSetExists(ValueError):
+class EvalSetExists(EvalBoardError, ValueError):
     pass
 
 
-class EvalSetNotFound(KeyError):
+class EvalSetNotFound(EvalBoardError, KeyError):
     def __str__(self) -> str:
         return f"no stored eval set named {self.args[0]!r}"
 
@@ -56,7 +57,7 @@ def save(table: pd.DataFrame, audit: Audit, name: str, db: str | Path | None = N
     unless ``replace``."""
     name = str(name).strip()
     if not name:
-        raise ValueError("an eval set needs a name")
+        raise SettingError("an eval set needs a name")
     con = connect(db)
     try:
         with write_transaction(con):  # one transaction

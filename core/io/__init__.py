@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.errors import SettingError
 from core.io.guess import Proposal, propose_mapping
 from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_from_frames
 from core.io.missing import DEFAULT_MISSING, MISSING_RULES, check_missing_rule
@@ -90,7 +91,7 @@ def load(source: Any, kind: str | None = None, *, columns: Mapping[str, str] | N
     """
     check_missing_rule(missing)
     if kind is not None and kind not in READ_KINDS:
-        raise ValueError(f"kind must be one of {', '.join(READ_KINDS)}, not {kind!r}")
+        raise SettingError(f"kind must be one of {', '.join(READ_KINDS)}, not {kind!r}")
     raw = open_source(source, name=name, format=format)
     options = {k: v for k, v in {"kind": kind, "columns": dict(columns or {}), "outcomes": dict(outcomes or {}),
                                  "metric": metric}.items() if v}
@@ -225,7 +226,7 @@ def parse_pairs(items: Iterable[str], what: str, empty_key: bool = False) -> dic
     for item in items or ():
         key, sep, value = item.partition("=")
         if not sep or (not key.strip() and not empty_key):
-            raise ValueError(f"{what} must look like NAME=VALUE, not {item!r}")
+            raise SettingError(f"{what} must look like NAME=VALUE, not {item!r}")
         out[key.strip()] = value.strip()
     return out
 

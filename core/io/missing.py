@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from core.errors import SettingError
 from core.schema import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
 from core.io.problems import InputError, Problem
 MAX_MODELS_NAMED = 8  # models listed by name in a note; the leaderboard has them all
@@ -21,7 +22,7 @@ MAX_MODELS_NAMED = 8  # models listed by name in a note; the leaderboard has the
 
 def check_missing_rule(rule: str) -> str:
     if rule not in MISSING_RULES:
-        raise ValueError(f"missing must be one of {', '.join(MISSING_RULES)}, not {rule!r}")
+        raise SettingError(f"missing must be one of {', '.join(MISSING_RULES)}, not {rule!r}")
     return rule
 
 

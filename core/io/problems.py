@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
+
 MAX_ROWS_SHOWN = 20
 
 
@@ -43,7 +45,7 @@ class Problem:
         return text
 
 
-class InputError(ValueError):
+class InputError(EvalBoardError, ValueError):
     """A file (or upload) that cannot be used as it is. Nothing was stored."""
 
     def __init__(self, source: str, problems: list[Problem], hint: str | None = None):
@@ -51,6 +53,9 @@ class InputError(ValueError):
         self.problems = list(problems)
         self.hint = hint
         super().__init__(self._render())
+
+    def cli_message(self) -> str:
+        return str(self)  # it opens with the file's name: no "evalboard:" before it
 
     def _render(self) -> str:
         head = f"{self.source}: rejected, nothing was stored"

@@ -30,6 +30,7 @@ from core.stats.friedman import FriedmanResult, friedman
 from core.leaderboard.scores import LeaderboardError, ScoreMatrix, parse_runs, score_matrix
 from core.leaderboard.subset_draws import SubsetDraws
 from core.leaderboard.task_bootstrap import EPS, RankCI, rank_summary, task_wins
+from core.validation import check_alpha, check_replicates, check_seed
 
 __all__ = ["RANK_BY", "Leaderboard", "LeaderboardRow", "LeaderboardSettings", "PairwiseRow", "aggregate",
            "bootstrap_intervals", "point_estimates", "rank_one_probability", "ranking_order"]
@@ -127,15 +128,9 @@ def _check_settings(settings: LeaderboardSettings) -> None:
         raise LeaderboardError(f"`settings` must be a LeaderboardSettings, not {type(settings).__name__}")
     if settings.rank_by not in RANK_BY:
         raise LeaderboardError(f"`rank_by` must be one of {RANK_BY}, not {settings.rank_by!r}")
-    b = settings.replicates
-    if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-        raise LeaderboardError(f"`replicates` must be a positive integer, not {b!r}")
-    a = settings.alpha
-    if isinstance(a, bool) or not isinstance(a, (int, float, np.floating)) or not 0 < a < 1:
-        raise LeaderboardError(f"`alpha` must lie strictly between 0 and 1, not {a!r}")
-    s = settings.seed
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0:
-        raise LeaderboardError(f"`seed` must be a non-negative integer, not {s!r}")
+    check_replicates(settings.replicates, error=LeaderboardError)
+    check_alpha(settings.alpha, error=LeaderboardError)
+    check_seed(settings.seed, error=LeaderboardError)
     if not isinstance(settings.stratified, (bool, np.bool_)):
         raise LeaderboardError(f"`stratified` must be True or False, not {settings.stratified!r}")
     if settings.metric is not None and not isinstance(settings.metric, str):

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 
-class LeaderboardError(ValueError):
+
+class LeaderboardError(EvalBoardError, ValueError):
     """Runs or settings a leaderboard cannot be built from; the message names the argument."""
 
 

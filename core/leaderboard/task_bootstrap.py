@@ -20,15 +20,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.leaderboard.draws import bootstrap_indices, strata_codes, stratified_indices
 from core.leaderboard.subset_draws import SubsetDraws
 from core.ranking.bootstrap import percentile_interval
+from core.validation import check_alpha, check_replicates, check_seed
 
 DEFAULT_REPLICATES = 1000
 EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant
 
 
-class TaskBootstrapError(ValueError):
+class TaskBootstrapError(EvalBoardError, ValueError):
     """A task-bootstrap argument is malformed; the message names the argument."""
 
 
@@ -85,12 +87,9 @@ class RankCI:
 
 def check_settings(replicates: int, alpha: float, seed: int) -> None:
     """Raise :class:`TaskBootstrapError` naming the first bad setting."""
-    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
-        raise TaskBootstrapError(f"`replicates` must be a positive integer, not {replicates!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise TaskBootstrapError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TaskBootstrapError(f"`seed` must be a non-negative integer, not {seed!r}")
+    check_replicates(replicates, error=TaskBootstrapError)
+    check_alpha(alpha, error=TaskBootstrapError)
+    check_seed(seed, error=TaskBootstrapError)
 
 
 def significant(lo: float, hi: float) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.ranking import bradley_terry as bt
 from core.ranking.bootstrap import DEFAULT_REPLICATES, arena_rank, bootstrap_bt, check_settings, multinomial_counts, \
     rank_interval, ranks_of
@@ -22,9 +23,10 @@ from core.stats.intervals import z_value
 from core.ranking.cells import Cells, compress_votes, win_matrix
 from core.annotators.golden_names import is_internal
 from core.ranking.winrate import win_rates
+from core.validation import check_choice, check_seed
 
 
-class RankingError(ValueError):
+class RankingError(EvalBoardError, ValueError):
     """Settings or data a ranking cannot be computed from; the message says which and why."""
 
 
@@ -41,9 +43,9 @@ class RankSettings:
     def __post_init__(self):
         for name, value, allowed in (("scheme", self.scheme, SCHEMES), ("ties", self.ties, TIE_MODELS),
                                      ("ci", self.ci, CI_METHODS)):
-            if value not in allowed:
-                raise RankingError(f"`{name}` must be one of {', '.join(allowed)}, not {value!r}")
+            check_choice(value, name, allowed, error=RankingError)
         check_settings(self.replicates, self.alpha)
+        check_seed(self.seed, error=RankingError)
         if self.ties == "davidson" and self.scheme != "bt":
             raise RankingError("`ties davidson` is a Bradley–Terry tie model: use it with scheme bt")
 

@@ -14,15 +14,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
 from core.ranking.cells import Cells, merge_sides, pair_counts, win_matrix
+from core.validation import check_alpha, check_replicates
 
 DEFAULT_REPLICATES = 1000
 PIPELINE_BATCHES = 4
 REPLICATES_PER_BATCH_CELLS = 10_000_000  # bound on B_batch × K² floats held at once (~80 MB per array)
 
 
-class BootstrapError(ValueError):
+class BootstrapError(EvalBoardError, ValueError):
     """Settings a bootstrap cannot run with."""
 
 
@@ -44,10 +46,8 @@ class BTBootstrap:
 
 
 def check_settings(replicates: int, alpha: float) -> None:
-    if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
-        raise BootstrapError(f"`replicates` must be a positive integer, not {replicates!r}")
-    if not 0 < alpha < 1:
-        raise BootstrapError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
+    check_replicates(replicates, error=BootstrapError)
+    check_alpha(alpha, error=BootstrapError)
 
 
 def multinomial_counts(cells: Cells, replicates: int, rng: np.random.Generator) -> np.ndarray:

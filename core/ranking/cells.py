@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError
 from core.schema import OUTCOME_CODE, OUTCOMES
 
 # Score of the left model per s-code; s-codes sort like s (right won < tie < left won), which is
@@ -23,7 +24,7 @@ _S_CODE_OF_OUTCOME = np.array([_S_CODE[o] for o in OUTCOMES], dtype=np.int64)  #
 _DENSE_KEY_LIMIT = 50_000_000  # above this many possible keys, sort (np.unique) instead of counting bins
 
 
-class PairwiseInputError(ValueError):
+class PairwiseInputError(EvalBoardError, ValueError):
     """Votes that cannot be compressed (no models, unknown outcome codes …)."""
 
 

@@ -21,19 +21,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE
 from core.ranking.ties import ConvergenceError, NotIdentifiableError, has_recession_direction, newton_maximise
+from core.validation import check_max_iter, check_positive
 
 __all__ = ["AdjustedResult", "ConvergenceError", "CovariateInputError", "NotIdentifiableError",
            "SeparationError", "StyleFeatures", "bt_covariance", "elo_standard_errors", "fit_adjusted",
            "style_features"]
 
 
-class CovariateInputError(ValueError):
+class CovariateInputError(EvalBoardError, ValueError):
     """Vote arrays that cannot be used (lengths differ, indices out of range, y outside [0, 1], ...)."""
 
 
-class SeparationError(ValueError):
+class SeparationError(EvalBoardError, ValueError):
     """The outcomes are (quasi-)separated: the MLE is infinite (Albert & Anderson 1984)."""
 
 
@@ -135,10 +137,8 @@ def fit_adjusted(left, right, y, n_models: int, *, count=None, weight=None, feat
     z = _validate_features(features, left.size)
     p = z.shape[1]
     names = _feature_names(feature_names, p)
-    if not (np.isfinite(tol) and tol > 0):
-        raise CovariateInputError(f"`tol` must be a positive number, got {tol!r}.")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise CovariateInputError(f"`max_iter` must be a positive integer, got {max_iter!r}.")
+    check_positive(tol, "tol", error=CovariateInputError)
+    check_max_iter(max_iter, error=CovariateInputError)
     keep = cw > 0  # zero-weight rows carry no information and must not trigger separation checks
     left, right, y, cw, z = left[keep], right[keep], y[keep], cw[keep], z[keep]
     _check_estimable(left, right, y, z, k, position)

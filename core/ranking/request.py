@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.errors import EvalBoardError, SettingError
 from core.annotators.quality import annotator_quality, apply_policy
 from core.schema import POLICIES
 from core.filters import Filters
@@ -37,7 +38,7 @@ from core.filters import apply as apply_filters
 ITEM_COLUMNS = ("annotator_id", "query_id", "game_id", "model_a", "model_b", "timestamp")
 
 
-class DimensionError(ValueError):
+class DimensionError(EvalBoardError, ValueError):
     """A dimension that is not in the data, or several where one is analysed."""
 
 
@@ -251,7 +252,7 @@ def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters
     intervals in the quality table (the rules do not use it).
     """
     if policy not in POLICIES:
-        raise ValueError(f"--policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        raise SettingError(f"--policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     base = apply_filters(frame, replace(filters, dimensions=()))
     choice = choose_dimension(base, dimension or filters.dimensions, by)
     if "annotator_id" in base and base["annotator_id"].notna().any():

@@ -29,18 +29,20 @@ from scipy.linalg import LinAlgError, lstsq, solve
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
+from core.validation import check_max_iter, check_positive
 
 SYMMETRY_TOLERANCE = 1e-9  # relative; a tie count matrix from float sums may be off in the last bits
 LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs
 MAX_HALVINGS = 60  # 2⁻⁶⁰ ≈ 1e-18: beyond this a step cannot change a double-precision parameter
 
 
-class TieInputError(ValueError):
+class TieInputError(EvalBoardError, ValueError):
     """A count matrix that cannot be used (wrong shape, negative, non-finite, asymmetric ties)."""
 
 
-class NotIdentifiableError(ValueError):
+class NotIdentifiableError(EvalBoardError, ValueError):
     """The data have no finite, unique MLE (a model never wins, a disconnected graph, only ties...)."""
 
 
@@ -211,10 +213,8 @@ def _validate(wins, ties, prior: float, tol: float, max_iter: int) -> tuple[np.n
                             "each pair in both cells.")
     if not np.isfinite(prior) or prior < 0:
         raise TieInputError(f"`prior` must be a finite number >= 0, got {prior!r}.")
-    if not (np.isfinite(tol) and tol > 0):
-        raise TieInputError(f"`tol` must be a positive number, got {tol!r}.")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise TieInputError(f"`max_iter` must be a positive integer, got {max_iter!r}.")
+    check_positive(tol, "tol", error=TieInputError)
+    check_max_iter(max_iter, error=TieInputError)
     return w, t
 
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.stats.intervals import wilson_array, z_value
 
 __all__ = ["WinRateInputError", "WinRates", "pairwise_win_rates", "win_rates"]
 
 
-class WinRateInputError(ValueError):
+class WinRateInputError(EvalBoardError, ValueError):
     """A win-rate argument is malformed; the message names the argument and the offending rows."""
 
 

@@ -24,9 +24,10 @@ from core.samples.truth import (
     PERIOD_DAYS,
     ArenaTruth,
     arena_demo_truth,
-    check_int,
 )
 from core.schema import OUTCOME_CODE, OUTCOMES, VOTE_COLUMNS
+from core.errors import SettingError
+from core.validation import check_integer
 
 _ELO_TO_LOGIT = np.log(10.0) / 400.0
 # Winner codes index OUTCOMES, so labels are a single take at the end.
@@ -90,7 +91,7 @@ def _parse_start(start: str) -> np.datetime64:
     try:
         ts = pd.Timestamp(start)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"`start` must be an ISO-8601 date or datetime, got {start!r}.") from exc
+        raise SettingError(f"`start` must be an ISO-8601 date or datetime, got {start!r}.") from exc
     if ts.tzinfo is not None:
         ts = ts.tz_convert("UTC").tz_localize(None)
     return np.datetime64(ts.floor("s").to_datetime64(), "s")
@@ -222,8 +223,8 @@ def arena_chunks(
     given ``chunk_size``; with ``chunk_size >= n_votes`` it equals :func:`arena_demo` exactly.
     """
     # Validate eagerly (a generator body would only fail at the first next()).
-    n_votes = check_int(n_votes, "n_votes", 0)
-    chunk_size = check_int(chunk_size, "chunk_size", 1)
+    n_votes = check_integer(n_votes, "n_votes", 0)
+    chunk_size = check_integer(chunk_size, "chunk_size", 1)
     truth = arena_demo_truth(n_models, seed)
     return _chunks(truth, n_votes, _parse_start(start), chunk_size)
 
@@ -265,5 +266,5 @@ def arena_demo(
         left-position bias, the side and early-period exposure of :data:`BIASED_MODEL`, a length
         bias, non-uniform pairing, and :data:`RANDOM_CLICKERS` who vote at random in ~1.5 s.
     """
-    n_votes = check_int(n_votes, "n_votes", 0)
+    n_votes = check_integer(n_votes, "n_votes", 0)
     return next(arena_chunks(n_votes, n_models, seed, start, chunk_size=max(1, n_votes)))

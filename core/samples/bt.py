@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.validation import check_integer, check_share
+
 OUTCOME_LEFT, OUTCOME_RIGHT, OUTCOME_TIE = 0, 1, 2
-OUTCOME_LABELS = ("left", "right", "tie")
 ELO_SPREAD = 400.0
 
 
@@ -43,10 +44,8 @@ def bt_votes(n_votes: int, n_models: int, tie_share: float = 0.10, seed: int = 0
     0 left won, 1 right won, 2 tie), ``true_elo`` (float64, per model), ``models`` (list of names),
     plus the scalars ``n_votes``, ``n_models``, ``tie_share``, ``seed``.
     """
-    if n_models < 2:
-        raise ValueError("n_models must be >= 2")
-    if not 0.0 <= tie_share < 1.0:
-        raise ValueError("tie_share must be in [0, 1)")
+    check_integer(n_models, "n_models", 2)
+    check_share(tie_share, "tie_share", below_one=True)
     rng = np.random.default_rng(seed)
     k = int(n_models)
     n = int(n_votes)

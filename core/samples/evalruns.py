@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.samples.truth import check_int
+from core.validation import check_integer
 from core.schema import RUN_COLUMNS
 
 EVAL_MODELS = ("atlas-70b", "borealis-8b", "cirrus-mini")
@@ -55,7 +55,7 @@ def evalruns_demo(seed: int = 0) -> pd.DataFrame:
         36 rows (model-major, tasks in :data:`EVAL_TASKS` order); ``score`` =
         sigmoid(ability + difficulty + noise), rounded to 4 decimals, hence in [0, 1].
     """
-    seed = check_int(seed, "seed", 0)
+    seed = check_integer(seed, "seed", 0)
     rng = np.random.default_rng([seed, 3])
     n_tasks = len(EVAL_TASKS)
     category = np.array([EVAL_CATEGORIES.index(c) for _, c, _ in EVAL_TASKS])

@@ -14,7 +14,7 @@ import pandas as pd
 from core.formats import csv_frame
 from core.samples.arena import arena_chunks, arena_demo
 from core.samples.evalruns import evalruns_demo
-from core.samples.truth import check_int
+from core.validation import check_integer
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "data" / "samples"
 ARENA_SAMPLE = "arena_demo.csv"
@@ -81,7 +81,7 @@ def write_arena_csv(
     Path
         The written file.
     """
-    check_int(n_votes, "n_votes", 0)
+    check_integer(n_votes, "n_votes", 0)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     chunks = arena_chunks(n_votes, n_models, seed, start, chunk_size=chunk_size)

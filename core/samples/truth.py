@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.validation import check_integer
+
 # Readable, deterministic model names; sorted order deliberately differs from strength order.
 MODEL_NAMES = (
     "atlas-70b", "borealis-8b", "cirrus-mini", "dune-13b", "ember-34b", "fjord-7b",
@@ -107,13 +109,6 @@ def model_names(n_models: int) -> tuple[str, ...]:
     return named + tuple(f"model-{i:03d}" for i in range(len(named) + 1, n_models + 1))
 
 
-def check_int(value: object, name: str, minimum: int) -> int:
-    # bool is an int subclass; True votes would be a silent surprise.
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}, got {value!r}.")
-    return int(value)
-
-
 def arena_demo_truth(n_models: int = 12, seed: int = 0) -> ArenaTruth:
     """Draw the truth used by :func:`arena_demo` for ``n_models`` models and ``seed``.
 
@@ -128,8 +123,8 @@ def arena_demo_truth(n_models: int = 12, seed: int = 0) -> ArenaTruth:
     -------
     ArenaTruth
     """
-    m = check_int(n_models, "n_models", 3)
-    seed = check_int(seed, "seed", 0)
+    m = check_integer(n_models, "n_models", 3)
+    seed = check_integer(seed, "seed", 0)
     rng = np.random.default_rng([seed, 0])
     models = model_names(m)
     # Evenly spread 300 Elo points plus jitter, then shuffled so names do not reveal strength.

@@ -20,10 +20,13 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
+from core.errors import EvalBoardError
+from core.validation import check_alpha
+
 __all__ = ["FriedmanError", "FriedmanResult", "friedman", "iman_davenport", "nemenyi_q"]
 
 
-class FriedmanError(ValueError):
+class FriedmanError(EvalBoardError, ValueError):
     """A Friedman argument is malformed; the message names the argument."""
 
 
@@ -62,9 +65,7 @@ class FriedmanResult:
 
 
 def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise FriedmanError(f"`alpha` must lie strictly between 0 and 1, not {alpha!r}")
-    return float(alpha)
+    return check_alpha(alpha, error=FriedmanError)
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:

@@ -26,6 +26,9 @@ from statistics import NormalDist
 
 import numpy as np
 
+from core.errors import EvalBoardError, SettingError
+from core.validation import check_alpha
+
 __all__ = [
     "IntervalInputError",
     "WeightedProportion",
@@ -37,7 +40,7 @@ __all__ = [
 ]
 
 
-class IntervalInputError(ValueError):
+class IntervalInputError(EvalBoardError, ValueError):
     """An argument of an interval function is outside its domain; the message names it."""
 
 
@@ -260,11 +263,9 @@ def _kish(w: np.ndarray) -> float:
 
 def _check_alpha(alpha) -> None:
     try:
-        ok = 0.0 < float(alpha) < 1.0
-    except (TypeError, ValueError):
-        ok = False
-    if not ok or isinstance(alpha, bool):
-        raise IntervalInputError(f"`alpha` must be a number strictly between 0 and 1; got {alpha!r}.")
+        check_alpha(alpha)
+    except SettingError:  # the rule is core.validation's; this module's callers match its own wording
+        raise IntervalInputError(f"`alpha` must be a number strictly between 0 and 1; got {alpha!r}.") from None
 
 
 def _check_counts(x, n) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import sqlite_utils
 
+from core.errors import SettingError
 from core.io import Loaded
 from core.io.names import dataset_name
 from core.store import snapshot
@@ -112,7 +113,7 @@ class Store:
         """Make way for ``loaded`` as the content of ``dataset_id``: (id, whether rows must be written)."""
         old = self.dataset(dataset_id)
         if old.kind != loaded.kind:
-            raise ValueError(f"dataset '{old.name}' holds {old.kind.replace('_', ' ')}, not "
+            raise SettingError(f"dataset '{old.name}' holds {old.kind.replace('_', ' ')}, not "
                              f"{loaded.kind.replace('_', ' ')}: this input cannot replace it")
         if old.sha256 == loaded.sha256:  # the same content: at most a new name and new annotator names
             self._rename(old, name)

@@ -15,6 +15,8 @@ import difflib
 import re
 import sqlite3
 
+from core.errors import EvalBoardError
+
 CAMPAIGN_SOURCE_PREFIX = "campaign:"
 CAMPAIGN_DATASET_PREFIX = "campaign "
 # Earlier versions named each publish by its size (and a clash got " (2)"): those names keep working.
@@ -56,7 +58,7 @@ def campaign_dataset_row(conn: sqlite3.Connection, name: str) -> tuple | None:
     return None
 
 
-class DatasetNotFound(KeyError):
+class DatasetNotFound(EvalBoardError, KeyError):
     """No dataset has this name or id. ``hint`` says which names exist (close matches first)."""
 
     def __init__(self, wanted, hint: str = ""):

@@ -19,6 +19,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 
+from core.errors import EvalBoardError
 from core.schema import OUTCOMES
 from core.store.connection import write_transaction
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
@@ -26,7 +27,7 @@ from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 SCHEMA_VERSION = 3
 
 
-class SchemaTooNew(RuntimeError):
+class SchemaTooNew(EvalBoardError, RuntimeError):
     def __init__(self, found: int):
         super().__init__(f"the store file has schema version {found}, newer than this EvalBoard knows "
                          f"({SCHEMA_VERSION}): update EvalBoard to open it")
