@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 from core.bias import render as bias_report
 from core.bias.diagnose import (Unavailable, binomial, corrections, diagnose, holm, logit_fit, pairing_test, session_halves,
                        two_proportions, weighted_score_test, _table_test)
-from core.ranking.corrections import ipw_weights
+from core.ranking.schemes.ipw import ipw_weights
 from core.io import load
 from core.io.votes import votes_from_frame
 from core.samples import BIASED_MODEL, arena_demo, bt_votes

@@ -18,7 +18,9 @@ from scipy.stats import chi2_contingency
 
 from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportions, binomial, holm, logit_fit,  # noqa: F401
                              p_text, pairing_test, two_proportions, weighted_score_test)
-from core.ranking.corrections import Corrections, corrections, early_period, ipw_weights
+from core.bias.corrections import Corrections, corrections
+from core.ranking.periods import early_period
+from core.ranking.schemes.ipw import ipw_weights
 from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
 
 LEFT, RIGHT = 0, 1  # winner codes of core.schema.OUTCOMES (model_a = left, model_b = right)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.ranking.bootstrap import percentile_interval
+from core.stats.resampling import percentile_interval
 
 DEFAULT_REPLICATES = 1000
 EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant

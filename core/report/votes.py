@@ -64,7 +64,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
             notes.append(f"no {', '.join(missing)} column: no {scope.replace('_', ' × ')} rankings")
             continue
         scoped = prepared.all_dimensions if "dimension" in by else votes  # a dimension each, never pooled
-        scopes[scope] = vd.rank_scope(scoped, by, rank_settings, summary, notes, prepared)
+        scopes[scope] = vd.rank_scope(scoped, by, rank_settings, notes, prepared)
     steps("bias diagnostics")
     bias = diagnose(votes, alpha=settings.alpha)
     steps("annotator report")
