@@ -8,8 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from core.filters import Filters
-from core.ranking import Ranking, RankSettings, analysed_votes, without_absent_models
-from core.ranking.inputs import rank_groups, rank_prepared, win_rate_frames
+from core.ranking import Ranking, RankSettings
+from core.ranking.inputs import rank_prepared, rank_prepared_groups, win_rate_frames
 from core.ranking.render import ELO_SCHEMES, convergence_notes, identifiability_note
 from pages._filters import DIMENSION_HOW
 from pages._request import prepared_request
@@ -18,11 +18,6 @@ SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratifi
                  "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length"}
 CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximation)", "none": "None (fastest)"}
 BY = ("game_id", "dimension")
-
-
-# Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
-# propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
-SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -43,14 +38,10 @@ def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters,
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
     ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
     prepared request decides them again, on the same rows, as rank_input does)."""
-    fit_columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
     scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
     prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
-    kept = prepared.all_dimensions if by == "dimension" else prepared.votes
-    used = without_absent_models(analysed_votes(kept)[0])[0]
     try:
-        return rank_groups(used[[c for c in (*fit_columns, by) if c in used.columns]], [by],
-                           RankSettings(scheme=scheme, ci="none", seed=seed))
+        return rank_prepared_groups(prepared, by, RankSettings(scheme=scheme, ci="none", seed=seed))
     except ValueError as exc:  # RankingError included: shown, not raised
         return str(exc)
 

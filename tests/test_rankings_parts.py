@@ -1,5 +1,6 @@
-"""The Rankings page's own fits (one policy decision, golden votes removed once, slim group frames)
-give what ``rank_input`` gives for every scheme and annotator policy."""
+"""The Rankings page's calls (core.ranking.inputs.rank_prepared and rank_prepared_groups on the shared
+prepared request: one policy decision, golden votes removed once, slim group frames) give what
+``rank_input`` gives for every scheme and annotator policy."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ The bottom of :mod:`core.ranking`: every scheme module builds these and nothing 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -169,4 +169,3 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-FIT_FIELDS = tuple(f.name for f in fields(FitInfo) if f.name != "reported")
