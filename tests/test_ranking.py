@@ -1,4 +1,4 @@
-"""Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.corrections, core.annotators.quality): the demo
+"""Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.schemes, core.annotators.quality): the demo
 Arena data against its truth, the winrate / stratified / ipw schemes against METHODS §1, §5, §6, the
 annotator rules of METHODS §7, groups, anchoring, and the edge cases named in STYLE."""
 

@@ -331,7 +331,7 @@ def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
 
 
 def tied_ranks(samples: np.ndarray, eps: float = EPS) -> np.ndarray:
-    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.ranking.bootstrap.ranks_of` with float noise
+    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.stats.resampling.ranks_of` with float noise
     treated as a tie. Replicate means of discrete scores tie exactly in exact arithmetic, and whether
     float rounding splits such a tie depends on the summation order (METHODS §3 D3 references)."""
     samples = np.asarray(samples, dtype=np.float64)

@@ -21,8 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE
-from core.ranking.ties import ConvergenceError, NotIdentifiableError, has_recession_direction, newton_maximise
+from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE, ConvergenceError
+from core.ranking.ties import NotIdentifiableError
+from core.stats.newton import has_recession_direction, newton_maximise
 
 __all__ = ["AdjustedResult", "ConvergenceError", "CovariateInputError", "NotIdentifiableError",
            "SeparationError", "StyleFeatures", "bt_covariance", "elo_standard_errors", "fit_adjusted",
