@@ -41,12 +41,12 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
     by = by or []
     if kind == "votes":
         prepared = prepared or prepare_votes(frame, annotators, dimension=dimension, by=by)
-        votes = prepared.all_dimensions if "dimension" in by else prepared.votes
+        if not by:
+            return rank_prepared(prepared, settings)[0]
         require_votes_after_policy(prepared.before_policy, prepared.votes, prepared.policy.legacy())
-        if by:
-            return {key: with_request(r, prepared, group)
-                    for key, (r, group) in rank_groups(votes, by, settings, with_votes=True).items()}
-        return rank_prepared(prepared, settings)[0]
+        votes = prepared.all_dimensions if "dimension" in by else prepared.votes
+        return {key: with_request(r, prepared, group)
+                for key, (r, group) in rank_groups(votes, by, settings, with_votes=True).items()}
     if kind == "counts":
         if settings.scheme not in ("bt", "winrate"):
             raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
