@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import csr_matrix
 
 from core.schema import OUTCOME_CODE, OUTCOMES
 
@@ -176,6 +175,9 @@ def win_matrix(cells: Cells, counts: np.ndarray | None = None) -> np.ndarray:
 
 
 def _scatter_matrix(flat_lr, flat_rl, to_left, to_right, size):
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
+    from scipy.sparse import csr_matrix
+
     n = len(flat_lr)
     rows = np.concatenate([np.arange(n), np.arange(n)])
     cols = np.concatenate([flat_lr, flat_rl])

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from core.ranking.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
 from core.stats.newton import has_recession_direction, newton_maximise
@@ -178,6 +177,9 @@ def _assemble(terms, n_theta, free, i, j, tie_fixed, tie_on):
 
 def _check_identifiable(w: np.ndarray, t: np.ndarray) -> None:
     """Raise unless the pure MLE is finite and unique (Ford 1957 for BT; see has_recession_direction)."""
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
+    from scipy.sparse.csgraph import connected_components
+
     k = w.shape[0]
     if w.sum() == 0:
         raise NotIdentifiableError("`wins` is all zero: with only ties the tie parameter is infinite and "

@@ -8,8 +8,6 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.linalg import LinAlgError, lstsq, solve
-from scipy.optimize import linprog
 
 LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs
 MAX_HALVINGS = 60  # 2⁻⁶⁰ ≈ 1e-18: beyond this a step cannot change a double-precision parameter
@@ -23,6 +21,9 @@ def newton_maximise(objective: Callable, x0: np.ndarray, tol: float, max_iter: i
     does not decrease (and ``feasible`` holds), which makes the iteration globally convergent on a concave
     objective with a finite maximiser. Convergence: the largest Newton step is below ``tol``.
     """
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
+    from scipy.linalg import LinAlgError, lstsq, solve
+
     x = np.asarray(x0, dtype=float).copy()
     value, grad, hess = objective(x)
     for it in range(1, max_iter + 1):
@@ -59,6 +60,9 @@ def has_recession_direction(a_le: np.ndarray) -> bool:
     along it, so the MLE is infinite (separation) or not unique (a flat direction). Exact test: v ≠ 0
     exists iff ``a_le`` is rank deficient (a flat direction) or the LP max Σ(−a_le·v), |v| ≤ 1, is > 0.
     """
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
+    from scipy.optimize import linprog
+
     a_le = np.asarray(a_le, dtype=float)
     p = a_le.shape[1]
     if p == 0:
