@@ -7,13 +7,10 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from core.ranking import bradley_terry as bt
-from core.annotators.golden_names import is_internal
 from core.filters import Filters
-from core.ranking.cells import battle_matrix, compress_votes, observed_win_rates
-from core.ranking.render import ELO_SCHEMES
-from core.ranking.inputs import rank_groups, require_votes_after_policy, with_request
-from core.ranking import Ranking, RankSettings, analysed_votes, rank_cells, rank_votes, without_absent_models
+from core.ranking import Ranking, RankSettings
+from core.ranking.inputs import rank_prepared, rank_prepared_groups, win_rate_frames
+from core.ranking.render import ELO_SCHEMES, convergence_notes, identifiability_note
 from pages._filters import DIMENSION_HOW
 from pages._request import prepared_request
 
@@ -23,45 +20,16 @@ CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximati
 BY = ("game_id", "dimension")
 
 
-# Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
-# propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
-SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
             seed: int, annotators: str) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
-    # One prepared value (core.ranking.request): the dimension, and the annotator policy decided once on one row per
-    # judged item; every fit below reuses it, as rank_input does, and so does every scheme and group.
+    # One prepared value shared with the Bias and Annotators pages (pages/_request.py); the ranking and
+    # its matrices reuse the votes it fitted, so a million votes are copied once.
     prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
-    kept = prepared.votes
-    require_votes_after_policy(prepared.before_policy, kept, prepared.policy.legacy())
-    analysed, n_golden = analysed_votes(kept)
-    if len(analysed) == 0:
-        rank_votes(kept, settings)  # raises the error that says why there is nothing to rank
-    # Golden questions and models without votes leave once (a million-row copy each), not once per fit;
-    # the details say what left, as rank_votes would.
-    used, unrated = without_absent_models(analysed)
-    unrated = [m for m in unrated if not is_internal(m)]  # golden questions' stand-ins are not models
-    ranking = rank_votes(used, settings)
-    details = {**ranking.details, "golden_votes_excluded": n_golden}
-    ranking = replace(ranking, details={**details, **({"models_without_votes": unrated} if unrated else {})})
-    ranking = with_request(ranking, prepared, kept)
-    cells = compress_votes(used)
-    order = [r.model for r in ranking.rows if r.model in cells.models]
-    if scheme in ELO_SCHEMES:
-        elo = pd.Series({r.model: r.rating for r in ranking.rows})
-    else:  # the predicted matrix needs BT ratings: a plain fit of the same cells (no pass over the votes)
-        plain = rank_cells(cells, RankSettings(ci="none"))
-        elo = pd.Series({r.model: r.rating for r in plain.rows})
-    elo = elo.reindex(order)
-    matrices = {
-        "observed": pd.DataFrame(observed_win_rates(cells), cells.models, cells.models).loc[order, order],
-        "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
-        "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
-    return {"ranking": ranking, "matrices": matrices, "request": prepared.lines(DIMENSION_HOW)}
+    ranking, used = rank_prepared(prepared, settings)
+    return {"ranking": ranking, "matrices": win_rate_frames(ranking, used), "request": prepared.lines(DIMENSION_HOW)}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -70,14 +38,10 @@ def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters,
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
     ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
     prepared request decides them again, on the same rows, as rank_input does)."""
-    fit_columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(scheme, ()))
     scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
     prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
-    kept = prepared.all_dimensions if by == "dimension" else prepared.votes
-    used = without_absent_models(analysed_votes(kept)[0])[0]
     try:
-        return rank_groups(used[[c for c in (*fit_columns, by) if c in used.columns]], [by],
-                           RankSettings(scheme=scheme, ci="none", seed=seed))
+        return rank_prepared_groups(prepared, by, RankSettings(scheme=scheme, ci="none", seed=seed))
     except ValueError as exc:  # RankingError included: shown, not raised
         return str(exc)
 
@@ -134,13 +98,10 @@ def note_no_interval(ranking: Ranking) -> str | None:
         + ". Their rank ranges cover every position the data cannot rule out."
 
 
-def note_unidentifiable(ranking: Ranking) -> str | None:
-    if ranking.identifiable:
-        return None
-    prior = ranking.details.get("prior")
-    return ("Not identifiable: the comparisons do not connect every model in both directions (a model never wins, "
-            "never loses, or the graph falls apart). The ratings come from a refit with one virtual tie per model"
-            f"{'' if prior is None else f' (prior {prior:g})'} and are shrunk towards the middle.")
+def warnings(ranking: Ranking) -> list[str]:
+    """What the ranking could not settle: its identifiability and any fit stopped before converging."""
+    notes = [identifiability_note(ranking), *convergence_notes(ranking)]
+    return [note[0].upper() + note[1:] for note in notes if note]
 
 
 def covariate_table(ranking: Ranking) -> pd.DataFrame:

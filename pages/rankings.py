@@ -20,8 +20,8 @@ from pages._rankings_parts import (
     group_tables,
     is_elo,
     note_no_interval,
-    note_unidentifiable,
     rating_table,
+    warnings,
 )
 from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
@@ -61,16 +61,15 @@ except ValueError as exc:  # RankingError is a ValueError: the message says what
     st.stop()
 
 ranking = result["ranking"]
-details = ranking.details
-note = note_unidentifiable(ranking)
-if note:
-    st.warning(note)
+for warning in warnings(ranking):
+    st.warning(warning)
 summary = f"{SCHEME_LABELS[scheme]}: {ranking.n_models} models from " + " · ".join(map(plain, result["request"]))
-if details.get("models_without_votes"):
-    summary += f" · no votes for {', '.join(map(plain, details['models_without_votes']))}"
+if ranking.policy.models_without_votes:
+    summary += f" · no votes for {', '.join(map(plain, ranking.policy.models_without_votes))}"
 st.caption(summary)
-if details.get("unqualified_annotators"):  # by the names their owner gave them, where the store has them
-    names = details["unqualified_annotators"]
+unqualified = ranking.policy.unqualified_annotators
+if unqualified:  # by the names their owner gave them, where the store has them
+    names = unqualified
     st.caption("Unqualified annotators: " + ", ".join(map(plain, names[:12])) + (" …" if len(names) > 12 else ""))
 
 
@@ -127,7 +126,7 @@ for by, tab in zip(group_columns, st.tabs([f"Rank per {group_name(by)}" for by i
         continue
     with tab, st.spinner(f"Ranking per {group_name(by)}…"):
         groups = compute_groups(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, seed,
-                                annotators, tuple(details.get("unqualified_annotators", ())), by)
+                                annotators, unqualified, by)
     if isinstance(groups, str):
         tab.error(f"No per-{group_name(by)} ranking: {plain(groups)}")
         continue

@@ -15,7 +15,8 @@ from scipy.stats import binomtest
 
 from core.bias import render as bias_report
 from core.bias.diagnose import Unavailable, diagnose, session_halves, _table_test
-from core.ranking.corrections import corrections, ipw_weights
+from core.bias.corrections import corrections
+from core.ranking.schemes.ipw import ipw_weights
 from core.stats.significance import binomial, holm, logit_fit, pairing_test, two_proportions, weighted_score_test
 from core.io import load
 from core.io.votes import votes_from_frame

@@ -353,7 +353,7 @@ def test_bad_covariance_arguments_are_named(d4):
 def test_the_reduced_rows_answer_rank_and_separation_like_all_rows(k, rows, position, n_features):
     """Keeping each (side, pair) group's extreme feature rows changes neither the rank nor the LP verdict."""
     from core.ranking.covariates import _cone_generators, _design
-    from core.ranking.ties import has_recession_direction
+    from core.stats.newton import has_recession_direction
 
     rows = [(a % k, b % k, y, f) for a, b, y, f in rows if a % k != b % k]
     if not rows:

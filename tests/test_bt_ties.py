@@ -1,4 +1,4 @@
-"""Davidson (1970) and Rao–Kupper (1967) tie models (core.ranking.ties), METHODS §2 "Tie models"."""
+"""The Davidson (1970) tie model (core.ranking.ties), METHODS §2 "Tie models"."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
 from core.ranking.covariates import fit_adjusted
-from core.ranking.ties import (ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson,
-                          fit_rao_kupper)
+from core.ranking.ties import ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson
 
-from tests.reference_values import D1, D1_DAVIDSON_NU, D1_DAVIDSON_PI, D1_RK_PI, D1_RK_THETA
+from tests.reference_values import D1, D1_DAVIDSON_NU, D1_DAVIDSON_PI
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
 RTOL_SCIPY = 1e-5  # BFGS stops at gtol 1e-9 on the NLL; its π agrees with Newton to ~1e-7
@@ -71,14 +70,6 @@ def test_davidson_matches_reference_d1(d1):
     assert_allclose(res.elo, 400 * np.log10(res.pi) + 1500)
 
 
-def test_rao_kupper_matches_reference_d1(d1):
-    # METHODS §2, Reference D1 (Rao–Kupper MLE).
-    res = fit_rao_kupper(*d1)
-    assert res.converged
-    assert_allclose(res.pi, D1_RK_PI, rtol=RTOL_REF)
-    assert_allclose(res.theta, D1_RK_THETA, rtol=RTOL_REF)
-
-
 def test_davidson_agrees_with_direct_scipy_minimisation(d1):
     pi, nu = scipy_davidson(*d1)
     res = fit_davidson(*d1)
@@ -88,30 +79,23 @@ def test_davidson_agrees_with_direct_scipy_minimisation(d1):
 
 
 def test_single_pair_has_closed_form():
-    # With one pair the model is saturated: π₀/π₁ = w₀₁/w₁₀, ν = t/√(w₀₁w₁₀) (Davidson 1970, §3);
-    # Rao–Kupper with r = π₀/π₁: P(0≻1) = 1/(1 + θ/r) = 7/12 and P(1≻0) = 1/(1 + θr) = 3/12 give
-    # θ/r = 5/7, θr = 3, so θ² = 15/7 and r = 7θ/5.
+    # With one pair the model is saturated: π₀/π₁ = w₀₁/w₁₀, ν = t/√(w₀₁w₁₀) (Davidson 1970, §3).
     wins, ties = [[0, 7], [3, 0]], [[0, 2], [2, 0]]
     dav = fit_davidson(wins, ties)
     assert_allclose(dav.pi[0] / dav.pi[1], 7 / 3, rtol=RTOL_EXACT)
     assert_allclose(dav.nu, 2 / np.sqrt(21), rtol=RTOL_EXACT)
-    rk = fit_rao_kupper(wins, ties)
-    assert_allclose(rk.theta, np.sqrt(15 / 7), rtol=RTOL_EXACT)
-    assert_allclose(rk.pi[0] / rk.pi[1], np.sqrt(15 / 7) * 7 / 5, rtol=RTOL_EXACT)
 
 
 # --- invariants -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("perm", [(1, 0, 2, 3), (3, 2, 1, 0), (2, 0, 3, 1), (1, 3, 0, 2)])
-@pytest.mark.parametrize("fit", [fit_davidson, fit_rao_kupper])
-def test_relabelling_models_permutes_the_result(d1, perm, fit):
+def test_relabelling_models_permutes_the_result(d1, perm):
     wins, ties = d1
     p = np.array(perm)
-    base, moved = fit(wins, ties), fit(wins[np.ix_(p, p)], ties[np.ix_(p, p)])
+    base, moved = fit_davidson(wins, ties), fit_davidson(wins[np.ix_(p, p)], ties[np.ix_(p, p)])
     assert_allclose(moved.pi, base.pi[p], rtol=RTOL_EXACT)
-    tie = "nu" if fit is fit_davidson else "theta"
-    assert_allclose(getattr(moved, tie), getattr(base, tie), rtol=RTOL_EXACT)
+    assert_allclose(moved.nu, base.nu, rtol=RTOL_EXACT)
 
 
 @pytest.mark.parametrize("scale", [0.1, 3.7, 1000.0])
@@ -120,9 +104,6 @@ def test_scaling_all_counts_leaves_the_mle_unchanged(d1, scale):
     base, scaled = fit_davidson(wins, ties), fit_davidson(wins * scale, ties * scale)
     assert_allclose(scaled.pi, base.pi, rtol=RTOL_EXACT)
     assert_allclose(scaled.nu, base.nu, rtol=RTOL_EXACT)
-    rk, rk_scaled = fit_rao_kupper(wins, ties), fit_rao_kupper(wins * scale, ties * scale)
-    assert_allclose(rk_scaled.pi, rk.pi, rtol=RTOL_EXACT)
-    assert_allclose(rk_scaled.theta, rk.theta, rtol=RTOL_EXACT)
 
 
 count_matrices = st.integers(3, 5).flatmap(lambda k: st.tuples(
@@ -148,36 +129,31 @@ def test_random_data_give_valid_estimates_and_permute(data):
     p = np.array(perm)
     moved = fit_davidson(wins[np.ix_(p, p)], ties[np.ix_(p, p)])
     assert_allclose(moved.pi, res.pi[p], rtol=1e-8)
-    assert fit_rao_kupper(wins, ties).theta >= 1
 
 
 # --- edge cases -------------------------------------------------------------------------------------
 
 
 def test_no_ties_gives_boundary_tie_parameter_and_plain_bt(d1):
-    # METHODS §2: without ties ν̂ = 0 (θ̂ = 1) and both models reduce to plain BT on the decisive votes.
+    # METHODS §2: without ties ν̂ = 0 and the model reduces to plain BT on the decisive votes.
     wins, _ = d1
-    dav, rk = fit_davidson(wins, np.zeros((4, 4))), fit_rao_kupper(wins, np.zeros((4, 4)))
-    assert dav.nu == 0.0 and rk.theta == 1.0
-    assert np.isfinite(dav.log_likelihood) and np.isfinite(rk.log_likelihood)
+    dav = fit_davidson(wins, np.zeros((4, 4)))
+    assert dav.nu == 0.0
+    assert np.isfinite(dav.log_likelihood)
     i, j = np.nonzero(wins)
     bt = fit_adjusted(i, j, np.ones(i.size), 4, count=wins[i, j], position=False)
     assert_allclose(dav.pi, bt.pi, rtol=RTOL_EXACT)
-    assert_allclose(rk.pi, bt.pi, rtol=RTOL_EXACT)
 
 
 def test_only_ties_has_no_mle_but_a_finite_map():
     wins, ties = np.zeros((2, 2)), [[0, 2], [2, 0]]
     with pytest.raises(NotIdentifiableError, match="prior"):
         fit_davidson(wins, ties)
-    with pytest.raises(NotIdentifiableError, match="prior"):
-        fit_rao_kupper(wins, ties)
     # Prior c = 0.5: each model has 0.5 wins and 0.5 losses against R; with equal strengths half of all
-    # (real + virtual) comparisons are ties, so ν/(2 + ν) = 1/2 and (θ − 1)/(θ + 1) = 1/2.
+    # (real + virtual) comparisons are ties, so ν/(2 + ν) = 1/2.
     dav = fit_davidson(wins, ties, prior=0.5)
     assert_allclose(dav.pi, [1, 1], rtol=RTOL_EXACT)
     assert_allclose(dav.nu, 2.0, rtol=RTOL_EXACT)
-    assert_allclose(fit_rao_kupper(wins, ties, prior=0.5).theta, 3.0, rtol=RTOL_EXACT)
 
 
 def test_all_ties_between_two_models_inside_a_connected_set():
@@ -203,11 +179,10 @@ def test_a_model_without_wins_needs_the_prior(d1):
     # METHODS §2 non-identifiable example: D1 + model E losing 4–0 to A.
     wins, ties = (np.pad(m, ((0, 1), (0, 1))) for m in d1)
     wins[0, 4] = 4
-    for fit in (fit_davidson, fit_rao_kupper):
-        with pytest.raises(NotIdentifiableError, match=r"model\(s\) \[4\] never win"):
-            fit(wins, ties)
-        res = fit(wins, ties, prior=0.5)
-        assert res.converged and np.all(np.isfinite(res.pi)) and np.argmin(res.pi) == 4
+    with pytest.raises(NotIdentifiableError, match=r"model\(s\) \[4\] never win"):
+        fit_davidson(wins, ties)
+    res = fit_davidson(wins, ties, prior=0.5)
+    assert res.converged and np.all(np.isfinite(res.pi)) and np.argmin(res.pi) == 4
 
 
 def test_disconnected_graph_is_rejected():
@@ -226,7 +201,7 @@ def test_non_convergence_raises_with_the_iteration_count(d1):
     with pytest.raises(ConvergenceError, match="1 iterations") as info:
         fit_davidson(*d1, max_iter=1)
     assert info.value.iterations == 1
-    res = fit_rao_kupper(*d1, max_iter=1, strict=False)
+    res = fit_davidson(*d1, max_iter=1, strict=False)
     assert not res.converged and res.iterations == 1
 
 
@@ -251,5 +226,3 @@ def test_a_model_that_never_loses_without_a_tie_to_hold_it_is_rejected():
     # (P(tie) stays fixed along d → ∞, ln ν = d/2 + c), so the supremum lies at infinity.
     with pytest.raises(NotIdentifiableError, match="prior"):
         fit_davidson([[0, 3], [0, 0]], [[0, 1], [1, 0]])
-    with pytest.raises(NotIdentifiableError, match="prior"):
-        fit_rao_kupper([[0, 3], [0, 0]], [[0, 1], [1, 0]])

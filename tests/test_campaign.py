@@ -278,7 +278,7 @@ def test_publish_makes_a_dataset_every_analysis_reads(db_path, conn, campaign, t
     assert quality["golden_accuracy"].iloc[0] == pytest.approx(expected_correct / len(golden))
     ranking = rank_votes(frame, RankSettings(ci="none"))
     assert {r.model for r in ranking.rows} <= {"alpha", "beta", "gamma"}
-    assert ranking.details["golden_votes_excluded"] == len(golden)
+    assert ranking.policy.golden_votes_excluded == len(golden)
 
 
 def test_publish_replaces_the_previous_snapshot(db_path, conn, campaign, token):

@@ -61,7 +61,7 @@ def published(db_path, monkeypatch):
 def test_rankings_and_their_outputs_carry_no_internal_name(published):
     _, frame = published
     ranking = rank_input("votes", frame, RankSettings(ci="none"), annotators="keep")
-    assert "models_without_votes" not in ranking.details  # the stand-ins are not models without votes
+    assert ranking.policy.models_without_votes is None  # the stand-ins are not models without votes
     for text in (to_json(ranking), to_markdown(ranking), to_csv(ranking)):
         assert "golden:" not in text
 

@@ -19,7 +19,7 @@ from core.io import load
 from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate, rank_one_probability
 from core.leaderboard.scores import LeaderboardError, pivot
 from core.samples.evalruns import evalruns_demo
-from core.ranking.bootstrap import percentile_interval
+from core.stats.resampling import percentile_interval
 from core.leaderboard.subset_draws import derived_reference
 from core.leaderboard.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
 from tests.conftest import shared_file

@@ -14,7 +14,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import binomtest, ks_2samp
 
 from core.ranking import bradley_terry as bt
-from core.ranking.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts, rank_interval, ranks_of
+from core.ranking.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts
+from core.stats.resampling import rank_interval, ranks_of
 from core.stats.intervals import z_value
 from core.io.votes import votes_from_frame
 from core.ranking.cells import (PairwiseInputError, merge_sides, battle_matrix, cells_from_counts, compress, compress_votes,
@@ -184,7 +185,7 @@ def test_d1_ranking_carries_the_bootstrap_results(d1_cells):
         assert rows[m].ci_high == pytest.approx(high, abs=ATOL_BOOT_ELO)
         assert (rows[m].rank_low, rows[m].rank_high, rows[m].arena_rank) == (rlo, rhi, arena)
     assert [r.model for r in ranking.rows] == list(MODELS)
-    assert ranking.details["replicates"] == 200 and ranking.details["nonidentifiable_replicates"] == 0
+    assert ranking.fit.replicates == 200 and ranking.fit.nonidentifiable_replicates == 0
 
 
 def test_rank_helpers():

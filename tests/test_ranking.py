@@ -1,4 +1,4 @@
-"""Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.corrections, core.annotators.quality): the demo
+"""Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.schemes, core.annotators.quality): the demo
 Arena data against its truth, the winrate / stratified / ipw schemes against METHODS §1, §5, §6, the
 annotator rules of METHODS §7, groups, anchoring, and the edge cases named in STYLE."""
 
@@ -14,7 +14,8 @@ from scipy.stats import spearmanr
 
 from core.ranking import bradley_terry as bt
 from core.annotators.quality import annotator_quality, apply_policy
-from core.ranking.corrections import ipw_weights, stratified_win_rates
+from core.ranking.schemes.ipw import ipw_weights
+from core.ranking.schemes.stratified import stratified_win_rates
 from core.io.votes import votes_from_frame
 from core.ranking.cells import Cells, compress_votes, win_matrix
 from core.ranking.inputs import parse_by, rank_input
@@ -85,9 +86,9 @@ def test_arena_demo_ranking_recovers_the_true_order(arena):
     ranking = rank_votes(arena, SMALL_B)
     golden = int(arena["is_golden"].sum())
     assert golden > 0
-    assert ranking.details["golden_votes_excluded"] == golden
+    assert ranking.policy.golden_votes_excluded == golden
     assert ranking.n_votes == len(arena) - golden == 20_000 - golden
-    assert ranking.identifiable and ranking.details["prior"] == 0.0
+    assert ranking.identifiable and ranking.fit.prior == 0.0
     assert ranking.n_models == 12
     truth = arena_demo_truth()
     rho = spearmanr([r.rating for r in ranking.rows], [truth.strengths[r.model] for r in ranking.rows]).statistic
@@ -98,15 +99,15 @@ def test_arena_demo_ranking_recovers_the_true_order(arena):
 
 def test_arena_demo_annotator_policy_removes_the_random_clickers(arena):
     ranking = rank_input("votes", arena, NO_CI)
-    assert set(arena_demo_truth().random_clickers) <= set(ranking.details["unqualified_annotators"])
-    assert ranking.details["annotators"] == "exclude"
+    assert set(arena_demo_truth().random_clickers) <= set(ranking.policy.unqualified_annotators)
+    assert ranking.policy.outcome.policy == "exclude"
     # three dimensions: the first one the data shows is analysed, and the policy's counts are of its votes
     first = arena["dimension"].astype(str).iloc[0]
-    assert ranking.details["dimension"]["analysed"] == [first] and ranking.details["dimension"]["chosen"] == "default"
-    assert sorted(ranking.details["dimension"]["available"]) == ["accuracy", "helpfulness", "style"]
+    assert ranking.policy.dimension.analysed == (first,) and ranking.policy.dimension.chosen == "default"
+    assert sorted(ranking.policy.dimension.available) == ["accuracy", "helpfulness", "style"]
     in_scope = arena["dimension"].astype(str).eq(first)
-    kept = ~arena["annotator_id"].astype(str).isin(ranking.details["unqualified_annotators"])
-    assert ranking.details["unqualified_votes"] == int((~kept & in_scope).sum())
+    kept = ~arena["annotator_id"].astype(str).isin(ranking.policy.unqualified_annotators)
+    assert ranking.policy.outcome.judgements == int((~kept & in_scope).sum())
     assert ranking.n_votes == int((kept & ~arena["is_golden"] & in_scope).sum())
 
 
@@ -148,7 +149,7 @@ def test_winrate_scheme_uses_wilson_intervals():
         assert (r.ci_low, r.ci_high) == pytest.approx(wilson_formula(r.win_rate * r.n_votes, r.n_votes), rel=1e-9)
         assert r.rank_low <= r.rank <= r.rank_high
     assert [r.model for r in ranking.rows] == ["A", "B", "C", "D"]
-    assert ranking.details["interval"] == "wilson"
+    assert ranking.fit.interval == "wilson"
 
 
 def test_stratified_win_rates_reproduce_d2():
@@ -213,8 +214,8 @@ def test_ipw_scheme_is_weighted_bt_with_the_ipw_weights():
     weights, info = ipw_weights(v, early=None)
     expected = by_model(rank_cells(compress_votes(v.assign(weight=weights)), NO_CI))
     assert ranking.settings.scheme == "ipw"
-    assert ranking.details["n_eff"] == pytest.approx(info["n_eff"])
-    assert ranking.details["cell"] == "pair × left model (no timestamps)"
+    assert ranking.fit.n_eff == pytest.approx(info["n_eff"])
+    assert ranking.fit.cell == "pair × left model (no timestamps)"
     for r in ranking.rows:
         assert r.rating == pytest.approx(expected[r.model].rating, abs=1e-9)
 
@@ -232,7 +233,7 @@ def test_stratified_scheme_uses_the_median_period_split():
         assert rows[m].rating == pytest.approx(expected["corrected"][i], rel=1e-12)
         assert rows[m].rating == pytest.approx(median_early["corrected"][i], rel=1e-12)
         assert rows[m].ci_low <= rows[m].rating <= rows[m].ci_high
-    assert ranking.details["strata"] == "side × period"
+    assert ranking.fit.strata == "side × period"
 
 
 # --- annotators (METHODS §7) -------------------------------------------------------------------------
@@ -305,7 +306,7 @@ def test_annotator_policy_reaches_the_ranking(annotated):
     unqualified = annotated["annotator_id"].astype(str).isin(["u3", "u4"]).to_numpy()
     excluded = rank_input("votes", annotated, NO_CI, annotators="exclude")
     assert excluded.n_votes == int((non_golden & ~unqualified).sum())
-    assert excluded.details["unqualified_votes"] == 30
+    assert excluded.policy.outcome.judgements == 30
     down = rank_input("votes", annotated, NO_CI, annotators="downweight")
     assert down.n_votes == int(non_golden.sum())
     # The down-weighted ranking is weighted BT with w = 0.5 on u3/u4 votes (METHODS §7 → §2).
@@ -366,10 +367,10 @@ def test_a_model_that_never_wins_is_flagged_with_finite_ratings():
     # METHODS §2 failure (a) and the remedy: prior 0.5, identifiable = False, all ratings finite.
     rows = pair_rows(D1) + [("A", "E", "model_a")] * 3 + [("E", "B", "model_b")] * 2
     ranking = rank_votes(votes(rows), SMALL_B)
-    assert not ranking.identifiable and ranking.details["prior"] == 0.5
+    assert not ranking.identifiable and ranking.fit.prior == 0.5
     assert all(np.isfinite([r.rating, r.ci_low, r.ci_high]).all() for r in ranking.rows)
     assert ranking.rows[-1].model == "E" and ranking.rows[-1].win_rate == 0.0
-    assert ranking.details["nonidentifiable_replicates"] == 100
+    assert ranking.fit.nonidentifiable_replicates == 100
 
 
 def test_two_disconnected_groups_are_flagged():
@@ -377,7 +378,7 @@ def test_two_disconnected_groups_are_flagged():
               + [("D", "C", "model_a")] * 2)
     ranking = rank_votes(v, NO_CI)
     assert not ranking.identifiable
-    assert ranking.details["components"] == 2 and ranking.details["prior"] == 0.5
+    assert ranking.fit.components == 2 and ranking.fit.prior == 0.5
     assert all(np.isfinite(r.rating) for r in ranking.rows)
 
 
@@ -388,7 +389,7 @@ def test_a_model_with_one_vote():
     rows = by_model(ranking)
     assert ranking.identifiable and rows["E"].n_votes == 1 and rows["E"].win_rate == 0.5
     assert rows["E"].rating == pytest.approx(rows["A"].rating, abs=ATOL_ELO_MM)
-    assert 20 < ranking.details["nonidentifiable_replicates"] < 50
+    assert 20 < ranking.fit.nonidentifiable_replicates < 50
     # One vote is too few for an interval (core.stats.evidence): none, the reason, and a rank range over all five.
     assert (rows["E"].rank_low, rows["E"].rank_high) == (1, 5)
     assert np.isnan([rows["E"].ci_low, rows["E"].ci_high]).all() and rows["E"].interval_note.startswith("1 vote")
@@ -421,7 +422,7 @@ def test_a_model_seen_only_in_golden_votes_is_not_ranked():
     v = votes(rows, is_golden=[False] * (len(rows) - 1) + [True], golden_answer=[None] * (len(rows) - 1) + ["model_b"])
     ranking = rank_votes(v, NO_CI)
     assert [r.model for r in ranking.rows] == ["A", "B", "C", "D"]
-    assert ranking.identifiable and ranking.details["models_without_votes"] == ["X"]
+    assert ranking.identifiable and ranking.policy.models_without_votes == ("X",)
     assert_allclose([r.rating for r in ranking.rows], D1_ELO, atol=ATOL_ELO_MM)
 
 
@@ -442,3 +443,4 @@ def test_counts_table_rejects_vote_level_schemes():
     table = pd.DataFrame({"model_a": ["A"], "model_b": ["B"], "winner": ["model_a"], "count": [3]})
     with pytest.raises(RankingError, match="needs individual votes"):
         rank_input("counts", table, RankSettings(scheme="stratified"))
+

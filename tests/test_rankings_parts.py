@@ -1,5 +1,6 @@
-"""The Rankings page's own fits (one policy decision, golden votes removed once, slim group frames)
-give what ``rank_input`` gives for every scheme and annotator policy."""
+"""The Rankings page's calls (core.ranking.inputs.rank_prepared and rank_prepared_groups on the shared
+prepared request: one policy decision, golden votes removed once, slim group frames) give what
+``rank_input`` gives for every scheme and annotator policy."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ def test_page_fits_equal_rank_input(votes, monkeypatch, scheme, policy):
     assert [r.model for r in page.rows] == [r.model for r in reference.rows]
     np.testing.assert_allclose([r.rating for r in page.rows], [r.rating for r in reference.rows], rtol=1e-9)
     np.testing.assert_allclose([r.ci_low for r in page.rows], [r.ci_low for r in reference.rows], rtol=1e-9)
-    assert page.details == reference.details
-    unqualified = tuple(page.details["unqualified_annotators"])
+    assert page.fit == reference.fit and page.policy == reference.policy
+    unqualified = page.policy.unqualified_annotators
     for by in ("game_id", "dimension"):
         groups = parts.compute_groups.__wrapped__("db", 1, "sha", Filters(), scheme, 0, policy, unqualified, by)
         expected = rank_input("votes", votes, RankSettings(scheme=scheme, ci="none", seed=0), by=[by],

@@ -99,7 +99,7 @@ def test_several_dimensions_analyse_the_first_by_default_and_say_so():
     counts = prepared.counts()
     assert counts["n_judgements"] == counts["n_items"] == 60 - 12  # golden items apart
     ranking = rank_input("votes", votes, NO_CI, annotators="keep")
-    assert ranking.n_votes == 48 and ranking.details["n_items"] == 48
+    assert ranking.n_votes == 48 and ranking.policy.n_items == 48
     md = to_markdown(ranking)
     assert "from 48 judged items" in md and "Dimension: overall (1 of 2; choose with --dimension)." in md
 
@@ -107,7 +107,7 @@ def test_several_dimensions_analyse_the_first_by_default_and_say_so():
 def test_a_requested_dimension_is_analysed_and_an_unknown_one_is_named(capsys, tmp_path):
     votes = campaign_votes()
     ranking = rank_input("votes", votes, NO_CI, annotators="keep", dimension="helpfulness")
-    assert ranking.details["dimension"]["analysed"] == ["helpfulness"] and ranking.n_votes == 48
+    assert ranking.policy.dimension.analysed == ("helpfulness",) and ranking.n_votes == 48
     with pytest.raises(DimensionError, match="the dimensions are overall, helpfulness"):
         prepare_votes(votes, dimension="style")
     path = tmp_path / "votes.csv"
@@ -120,7 +120,7 @@ def test_by_dimension_ranks_every_dimension_on_its_own():
     votes = campaign_votes()
     groups = rank_input("votes", votes, NO_CI, by=parse_by("dimension"), annotators="keep")
     assert list(groups) == [("helpfulness",), ("overall",)]
-    assert all(r.n_votes == 48 and r.details["n_items"] == 48 for r in groups.values())
+    assert all(r.n_votes == 48 and r.policy.n_items == 48 for r in groups.values())
     assert "Dimensions: overall, helpfulness (one ranking per dimension)." in to_markdown(groups, ["dimension"])
 
 
@@ -257,6 +257,6 @@ def test_a_counts_table_with_dimensions_is_ranked_one_dimension_at_a_time():
         [("y", "x", "model_a", 10, d) for d in ("overall", "style")]
     counts = pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "count", "dimension"])
     ranking = rank_input("counts", counts, NO_CI)
-    assert ranking.n_votes == 40 and ranking.details["dimension"]["analysed"] == ["overall"]
+    assert ranking.n_votes == 40 and ranking.policy.dimension.analysed == ("overall",)
     assert "Dimension: overall (1 of 2; choose with --dimension)." in to_markdown(ranking)
     assert sum(r.n_votes for r in rank_input("counts", counts, NO_CI, by=["dimension"]).values()) == 80

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from core.leaderboard import draws, task_bootstrap as tb
-from core.ranking.bootstrap import rank_interval, ranks_of
+from core.stats.resampling import rank_interval, ranks_of
 from core.leaderboard.subset_draws import SubsetDraws
 from core.leaderboard.draws import block_layout, bootstrap_indices, draw_counts, strata_codes, stratified_indices
 from core.leaderboard.task_bootstrap import (TaskBootstrapError, bootstrap_mean_ci, paired_ci, poisson_mean_ci,

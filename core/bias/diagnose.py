@@ -19,7 +19,9 @@ from scipy.stats import chi2_contingency
 from core.formats import p_text
 from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportions, binomial, holm, logit_fit, pairing_test,
                                      two_proportions, weighted_score_test)
-from core.ranking.corrections import Corrections, corrections, early_period, ipw_weights
+from core.bias.corrections import Corrections, corrections
+from core.ranking.periods import early_period
+from core.ranking.schemes.ipw import ipw_weights
 from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
 from core.validation import check_alpha
 

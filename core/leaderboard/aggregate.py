@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.ranking.bootstrap import percentile_interval
+from core.stats.resampling import percentile_interval
 from core.schema import RANK_BY
 from core.stats.evidence import check_intervals, rank_ranges_with_evidence
 from core.stats.friedman import FriedmanResult, friedman

@@ -23,7 +23,7 @@ import numpy as np
 from core.errors import EvalBoardError
 from core.leaderboard.draws import bootstrap_indices, strata_codes, stratified_indices
 from core.leaderboard.subset_draws import SubsetDraws
-from core.ranking.bootstrap import percentile_interval
+from core.stats.resampling import percentile_interval
 from core.validation import check_alpha, check_replicates, check_seed
 
 DEFAULT_REPLICATES = 1000
@@ -246,7 +246,7 @@ def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
 
 
 def tied_ranks(samples: np.ndarray, eps: float = EPS) -> np.ndarray:
-    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.ranking.bootstrap.ranks_of` with float noise
+    """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.stats.resampling.ranks_of` with float noise
     treated as a tie. Replicate means of discrete scores tie exactly in exact arithmetic, and whether
     float rounding splits such a tie depends on the summation order (METHODS §3 D3 references)."""
     samples = np.asarray(samples, dtype=np.float64)

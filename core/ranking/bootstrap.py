@@ -17,6 +17,7 @@ import numpy as np
 from core.errors import EvalBoardError
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, elo_from_theta, is_strongly_connected, newton_pairs
 from core.ranking.cells import Cells, merge_sides, pair_counts, win_matrix
+from core.stats.resampling import percentile_interval, rank_interval
 from core.validation import check_alpha, check_replicates
 
 DEFAULT_REPLICATES = 1000
@@ -138,27 +139,6 @@ def _identifiable(i, j, wins, n, k, full_pattern: np.ndarray, full_identifiable:
         graph[j, i] = beaten[b]
         out[b] = is_strongly_connected(graph)
     return out
-
-
-def percentile_interval(samples: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """[q_{α/2}, q_{1−α/2}] per column, linear interpolation; NaN replicates are dropped."""
-    quantile = np.nanquantile if np.isnan(samples).any() else np.quantile  # nanquantile is ~10x slower
-    q = quantile(samples, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0, method="linear")
-    return q[0], q[1]
-
-
-def ranks_of(values: np.ndarray) -> np.ndarray:
-    """rank_i = 1 + #{j : v_j > v_i} (higher is better, ties share the best rank); rows are replicates."""
-    values = np.asarray(values, dtype=np.float64)
-    return 1 + (values[..., None, :] > values[..., :, None]).sum(axis=-1)
-
-
-def rank_interval(samples: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Integer rank interval per model: lower/higher quantiles of replicate ranks (conservative)."""
-    ranks = ranks_of(samples)
-    low = np.quantile(ranks, alpha / 2.0, axis=0, method="lower")
-    high = np.quantile(ranks, 1.0 - alpha / 2.0, axis=0, method="higher")
-    return low.astype(int), high.astype(int)
 
 
 def arena_rank(ci_low: np.ndarray, ci_high: np.ndarray) -> np.ndarray:

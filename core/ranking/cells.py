@@ -176,6 +176,7 @@ def win_matrix(cells: Cells, counts: np.ndarray | None = None) -> np.ndarray:
 
 
 def _scatter_matrix(flat_lr, flat_rl, to_left, to_right, size):
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
     from scipy.sparse import csr_matrix
 
     n = len(flat_lr)

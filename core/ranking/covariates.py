@@ -22,8 +22,9 @@ from typing import NamedTuple
 import numpy as np
 
 from core.errors import EvalBoardError
-from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE
-from core.ranking.ties import ConvergenceError, NotIdentifiableError, has_recession_direction, newton_maximise
+from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE, ConvergenceError
+from core.ranking.ties import NotIdentifiableError
+from core.stats.newton import has_recession_direction, newton_maximise
 from core.validation import check_max_iter, check_positive
 
 __all__ = ["AdjustedResult", "ConvergenceError", "CovariateInputError", "NotIdentifiableError",

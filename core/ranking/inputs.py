@@ -8,11 +8,14 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from core.ranking import bradley_terry as bt
 from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
-from core.ranking.cells import Cells, cells_from_counts
-from core.ranking import (Ranking, RankingError, RankSettings, analysed_votes, anchor_index, normal_intervals,
-                          rank_cells, rank_votes, without_absent_models)
+from core.ranking import analysed_votes, rank_cells, rank_used, rank_votes, votes_to_rank, without_absent_models
+import core.ranking.bradley_terry as bt
+from core.ranking.cells import Cells, battle_matrix, cells_from_counts, compress_votes, observed_win_rates
+from core.ranking.render import ELO_SCHEMES
+from core.ranking.rows import anchor_index, build_rows, normal_intervals
+from core.ranking.schemes.bt import mm_info, with_convergence_note
+from core.ranking.types import Ranking, RankingError, RankSettings
 from core.ranking.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
                           dimension_rows, prepare_votes)
 from core.schema import COUNT_STRATA
@@ -38,12 +41,12 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
     by = by or []
     if kind == "votes":
         prepared = prepared or prepare_votes(frame, annotators, dimension=dimension, by=by)
-        votes = prepared.all_dimensions if "dimension" in by else prepared.votes
+        if not by:
+            return rank_prepared(prepared, settings)[0]
         require_votes_after_policy(prepared.before_policy, prepared.votes, prepared.policy.legacy())
-        if by:
-            return {key: with_request(r, prepared, group)
-                    for key, (r, group) in rank_groups(votes, by, settings, with_votes=True).items()}
-        return with_request(rank_votes(votes, settings), prepared, votes)
+        votes = prepared.all_dimensions if "dimension" in by else prepared.votes
+        return {key: with_request(r, prepared, group)
+                for key, (r, group) in rank_groups(votes, by, settings, with_votes=True).items()}
     if kind == "counts":
         if settings.scheme not in ("bt", "winrate"):
             raise RankingError(f"scheme {settings.scheme!r} needs individual votes; a counts table supports bt "
@@ -51,17 +54,57 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         # a counts table with a dimension stratum: one dimension at a time too (core.ranking.request)
         choice = choose_dimension(frame, dimension, by)
         frame = dimension_rows(frame, choice)
-        shown = {"dimension": choice.as_dict()} if len(choice.available) > 1 else {}
+        shown = choice if len(choice.available) > 1 else None
         if by:
-            return {key: _with_details(rank_cells(cells_from_counts(group), settings), shown)
+            return {key: _with_dimension(rank_cells(cells_from_counts(group), settings), shown)
                     for key, group in _groups(frame, by)}
-        return _with_details(rank_cells(cells_from_counts(frame), settings), shown)
+        return _with_dimension(rank_cells(cells_from_counts(frame), settings), shown)
     if kind == "winrate_matrix":
         if by or settings.scheme != "bt":
             raise RankingError("a win-rate matrix is ranked with scheme bt and without --by")
         return rank_matrix(frame, settings)
     raise RankingError(f"a {kind.replace('_', ' ')} dataset is not pairwise: rank votes, counts or a win-rate "
                        "matrix (score tables go to `evalboard leaderboard`)")
+
+
+def rank_prepared(prepared: PreparedVotes, settings: RankSettings) -> tuple[Ranking, pd.DataFrame]:
+    """The ranking of a request's prepared votes, with the request's policy, dimension and items, and
+    the votes it fitted (golden-question votes and models without votes left out: a million-row copy
+    made once, which the caller may reuse, e.g. for the win-rate matrices of :func:`win_rate_frames`)."""
+    require_votes_after_policy(prepared.before_policy, prepared.votes, prepared.policy.legacy())
+    used, golden, unrated = votes_to_rank(prepared.votes)
+    return with_request(rank_used(used, golden, unrated, settings), prepared, prepared.votes), used
+
+
+# Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
+# propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
+SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
+
+
+def rank_prepared_groups(prepared: PreparedVotes, by: str, settings: RankSettings) -> dict[tuple, Ranking]:
+    """The rankings of ``rank_input(..., by=[by])`` without the request's summary, for a quick side by
+    side: golden-question votes and models without votes leave once, and the groups carry only the
+    columns the scheme reads (a million-row frame's free text costs time in every group copy)."""
+    kept = prepared.all_dimensions if by == "dimension" else prepared.votes
+    used = without_absent_models(analysed_votes(kept)[0])[0]
+    columns = ("model_a", "model_b", "winner", "weight", *SCHEME_COLUMNS.get(settings.scheme, ()), by)
+    return rank_groups(used[[c for c in columns if c in used.columns]], [by], settings)
+
+
+def win_rate_frames(ranking: Ranking, used: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Observed and BT-predicted win rates (row beats column) and battle counts, models in the
+    ranking's order. The predicted rates need BT ratings: for a win-rate scheme, a plain fit of the
+    same cells (no second pass over the votes)."""
+    cells = compress_votes(used)
+    order = [r.model for r in ranking.rows if r.model in cells.models]
+    if ranking.settings.scheme in ELO_SCHEMES:
+        elo = pd.Series({r.model: r.rating for r in ranking.rows})
+    else:
+        elo = pd.Series({r.model: r.rating for r in rank_cells(cells, RankSettings(ci="none")).rows})
+    elo = elo.reindex(order)
+    return {"observed": pd.DataFrame(observed_win_rates(cells), cells.models, cells.models).loc[order, order],
+            "battles": pd.DataFrame(battle_matrix(cells), cells.models, cells.models).loc[order, order],
+            "predicted": pd.DataFrame(bt.predicted_win_rates(elo.to_numpy()), order, order)}
 
 
 def require_votes_after_policy(frame: pd.DataFrame, kept: pd.DataFrame, summary: dict) -> None:
@@ -94,24 +137,23 @@ def _groups(frame: pd.DataFrame, by: list[str]):
         yield tuple(str(k) for k in key), without_absent_models(group)[0] if "model_a" in group else group
 
 
-def _with_details(ranking: Ranking, extra: dict) -> Ranking:
-    return replace(ranking, details={**ranking.details, **extra}) if extra else ranking
+def _with_dimension(ranking: Ranking, choice: DimensionChoice | None) -> Ranking:
+    return replace(ranking, policy=replace(ranking.policy, dimension=choice)) if choice else ranking
 
 
 def with_request(ranking: Ranking, prepared: PreparedVotes, votes: pd.DataFrame | None = None) -> Ranking:
-    """The ranking's details with the request's policy and dimension, and the items behind its votes
+    """The ranking with the request's policy and dimension, and the items behind its votes
     (``votes``: the rows it ranked; golden rows are not counted)."""
     choice = prepared.dimension
     if votes is not None and len(choice.available) > 1:
         shown = tuple(dimension_order(votes))
         if shown and shown != choice.analysed:  # a group of a per-dimension ranking
             choice = DimensionChoice(shown, choice.available, "by")
-    extra = {**prepared.policy.legacy(), "annotator_policy": prepared.policy.as_dict(), "dimension": choice.as_dict()}
+    policy = replace(ranking.policy, outcome=prepared.policy, dimension=choice)
     if votes is not None:
         used = analysed_votes(votes)[0]
-        extra["n_items"] = count_items(used)
-        extra["n_judgements"] = int(len(used))
-    return replace(ranking, details={**ranking.details, **extra})
+        policy = replace(policy, n_items=count_items(used), n_judgements=int(len(used)))
+    return replace(ranking, policy=policy)
 
 
 def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:
@@ -134,20 +176,17 @@ def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:
     cells = _matrix_cells(w, models)
     low = high = np.full(k, np.nan)
     rank_low = rank_high = None
-    details = {"method": "mm", "iterations": fit.iterations, "converged": fit.converged, "prior": fit.prior,
-               "notes": notes}
+    info = mm_info(fit).with_(notes=tuple(notes))
     if settings.ci != "none":
         theta = np.log(fit.pi)
         cov = bt.covariance(cells.left, cells.right, cells.s, cells.count, cells.weight, theta - theta[0],
                             "observed", fit.prior)
         low, high, rank_low, rank_high = normal_intervals(elo, bt.elo_covariance(theta, cov, anchor and anchor[0]),
                                                           settings)
-        details["interval"] = "observed information (a matrix has no votes to resample)"
-    from core.ranking import build_rows
-
+        info = info.with_(interval="observed information (a matrix has no votes to resample)")
     return Ranking(settings, int(round(cells.n_votes)), k, fit.identifiable,
                    build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor),
-                   details=details)
+                   fit=with_convergence_note(info))
 
 
 def _matrix_cells(w: np.ndarray, models) -> Cells:

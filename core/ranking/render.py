@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number
-from core.ranking import Ranking
+from core.ranking.request import DimensionChoice
+from core.ranking.types import PolicySummary, Ranking
 
 MODEL_FIELDS = ("model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
                 "n_votes", "arena_rank", "interval_note")
@@ -18,7 +19,8 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
     s = ranking.settings
     params = {"ties": s.ties, "ci": s.ci, "bootstrap": s.replicates, "alpha": s.alpha, "seed": s.seed,
               "anchor": None if s.anchor is None else {"model": s.anchor[0], "rating": s.anchor[1]},
-              "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.details}
+              "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.fit.as_dict(),
+              **ranking.policy.as_dict()}
     out: dict[str, Any] = {"scheme": s.scheme, "n_votes": ranking.n_votes, "n_models": ranking.n_models,
                            "identifiable": ranking.identifiable, "params": params,
                            "models": [model_fields(ranking, r) for r in ranking.rows]}
@@ -50,50 +52,62 @@ def to_json(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None)
                   "groups": groups})
 
 
-def request_lines(details: dict[str, Any], how: str = "choose with --dimension") -> list[str]:
+def request_lines(policy: PolicySummary, how: str = "choose with --dimension") -> list[str]:
     """The dimension analysed and the annotator policy of a votes ranking, as sentences (none for counts
     tables and matrices, which carry neither)."""
-    from core.ranking.request import DimensionChoice, PolicyOutcome
-
     lines = []
-    if "dimension" in details:
-        d = details["dimension"]
-        text = DimensionChoice(tuple(d["analysed"]), tuple(d["available"]), d["chosen"]).describe(how)
+    if policy.dimension is not None:
+        text = policy.dimension.describe(how)
         if text:
             lines.append(text[0].upper() + text[1:] + ".")
-    if "annotator_policy" in details:
-        p = details["annotator_policy"]
-        text = PolicyOutcome(p["policy"], tuple(p["unqualified_annotators"]), p["judgements_of_unqualified"],
-                             p.get("items_of_unqualified", 0), p["assessed"]).describe()
+    if policy.outcome is not None:
+        text = policy.outcome.describe()
         lines.append(text[0].upper() + text[1:] + ".")
     return lines
 
 
+def identifiability_note(ranking: Ranking) -> str | None:
+    """What a ranking whose comparisons do not pin every rating must say (None when they do)."""
+    if ranking.identifiable:
+        return None
+    return ("Not identifiable: the comparisons do not connect every model in both directions (a model never "
+            "wins, never loses, or the graph falls apart). Ratings come from a refit with one virtual tie per "
+            "model and are shrunk towards the middle.")
+
+
+def convergence_notes(ranking: Ranking) -> list[str]:
+    """The notes of a fit that stopped before converging (empty when every solver converged)."""
+    if ranking.fit.converged is not False:
+        return []
+    return [note for note in ranking.fit.notes or () if "iteration limit" in note]
+
+
 def _votes_phrase(ranking: Ranking) -> str:
     """"20 judged items (20 judgements)" for votes, "20 votes" for counts tables and matrices."""
-    d = ranking.details
-    if "n_items" not in d:
+    p = ranking.policy
+    if p.n_items is None:
         return f"{ranking.n_votes:,} votes"
-    if d["n_items"] == d["n_judgements"]:
-        return f"{d['n_items']:,} judged items"
-    return f"{d['n_items']:,} judged items ({d['n_judgements']:,} judgements)"
+    if p.n_items == p.n_judgements:
+        return f"{p.n_items:,} judged items"
+    return f"{p.n_items:,} judged items ({p.n_judgements:,} judgements)"
 
 
 def _title(ranking: Ranking, request: bool = True) -> str:
     s = ranking.settings
     text = f"**{s.scheme}** ranking of {ranking.n_models} models from {_votes_phrase(ranking)}"
     if s.ci != "none":
-        interval = ranking.details.get("interval")
+        interval = ranking.fit.interval
         text += f"; {round((1 - s.alpha) * 100)}% intervals: {interval or s.ci}"
-        if s.ci == "bootstrap" and "replicates" in ranking.details:
+        if s.ci == "bootstrap" and ranking.fit.replicates is not None:
             text += f" ({s.replicates:,} replicates, seed {s.seed})"
     if s.ties == "davidson":
-        text += f"; ties as their own outcome (Davidson, ν = {number(ranking.details.get('nu'), 3)})"
-    if not ranking.identifiable:
-        text += ("\n\n> ⚠ Not identifiable: the comparisons do not connect every model in both directions "
-                 "(a model never wins, never loses, or the graph falls apart). Ratings come from a refit "
-                 "with one virtual tie per model and are shrunk towards the middle.")
-    lines = request_lines(ranking.details) if request else []
+        text += f"; ties as their own outcome (Davidson, ν = {number(ranking.fit.nu, 3)})"
+    note = identifiability_note(ranking)
+    if note:
+        text += f"\n\n> ⚠ {note}"
+    for warning in convergence_notes(ranking):
+        text += f"\n\n> ⚠ {markdown_text(warning[0].upper() + warning[1:])}"
+    lines = request_lines(ranking.policy) if request else []
     return text + ("\n\n" + " ".join(markdown_text(line) for line in lines) if lines else "")
 
 
@@ -111,16 +125,16 @@ def to_markdown(result: Ranking | dict[tuple, Ranking], by: list[str] | None = N
     return "\n\n".join(parts)
 
 
-def _request_of_groups(result: dict[tuple, Ranking]) -> dict[str, Any]:
-    """The request's details for a set of group rankings: per-dimension groups list every dimension."""
-    details = dict(next(iter(result.values())).details)
-    choices = [r.details["dimension"] for r in result.values() if "dimension" in r.details]
-    if choices and any(c["chosen"] == "by" for c in choices):
-        analysed = {d for c in choices for d in c["analysed"]}
-        available = choices[0]["available"]
-        details["dimension"] = {"analysed": [d for d in available if d in analysed], "available": available,
-                                "chosen": "by"}
-    return details
+def _request_of_groups(result: dict[tuple, Ranking]) -> PolicySummary:
+    """The request of a set of group rankings: per-dimension groups list every dimension."""
+    policy = next(iter(result.values())).policy
+    choices = [r.policy.dimension for r in result.values() if r.policy.dimension is not None]
+    if choices and any(c.chosen == "by" for c in choices):
+        analysed = {d for c in choices for d in c.analysed}
+        available = choices[0].available
+        policy = replace(policy, dimension=DimensionChoice(tuple(d for d in available if d in analysed), available,
+                                                           "by"))
+    return policy
 
 
 def _markdown_one(ranking: Ranking, request: bool = True) -> str:
@@ -160,7 +174,7 @@ def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) 
     annotators it left out."""
     items = [((), result)] if isinstance(result, Ranking) else list(result.items())
     first = items[0][1] if items else None
-    votes = first is not None and "annotator_policy" in first.details
+    votes = first is not None and first.policy.outcome is not None
     request = ([] if "dimension" in (by or []) else ["dimension"]) + list(POLICY_COLUMNS) if votes else []
     header = [*(by or []), *MODEL_FIELDS, *request]
     rows = []
@@ -176,8 +190,9 @@ POLICY_COLUMNS = ("annotator_policy", "judgements_left_out", "annotators_left_ou
 
 
 def _request_cells(ranking: Ranking, columns: list[str]) -> list[Any]:
-    policy = ranking.details["annotator_policy"]
-    values = {"dimension": ",".join(ranking.details.get("dimension", {}).get("analysed", [])),
+    policy = ranking.policy.outcome.as_dict()
+    dimension = ranking.policy.dimension
+    values = {"dimension": ",".join(dimension.analysed if dimension is not None else ()),
               "annotator_policy": policy["policy"], "judgements_left_out": policy["judgements_left_out"],
               "annotators_left_out": policy["annotators_left_out"]}
     return [values[c] for c in columns]

@@ -1,41 +1,30 @@
-"""Bradley–Terry models that treat ties as their own outcome: Davidson (1970) and Rao–Kupper (1967).
+"""Scheme bt with ``--ties davidson``: ties as their own outcome (Davidson 1970), not half wins.
 
 The plain BT fit of METHODS §2 counts a tie as half a win for each side (the Chatbot Arena convention).
-The two models here are the optional alternatives of METHODS §2 ("Tie models"); both are fitted by
-maximum likelihood with Newton's method on log-strengths θ = ln π plus one tie parameter:
+The Davidson model is the optional alternative of METHODS §2 ("Tie models"), fitted by maximum
+likelihood with Newton's method on log-strengths θ = ln π plus the tie parameter ln ν:
 
 * Davidson (1970), "On extending the Bradley–Terry model to accommodate ties in paired comparison
   experiments", JASA 65:317–328: P(i≻j) = πᵢ/D, P(tie) = ν√(πᵢπⱼ)/D, D = πᵢ + πⱼ + ν√(πᵢπⱼ).
-* Rao & Kupper (1967), "Ties in paired-comparison experiments: a generalization of the Bradley–Terry
-  model", JASA 62:194–204: P(i≻j) = πᵢ/(πᵢ + θπⱼ), θ ≥ 1.
 
-Inputs are count matrices over models 0..K−1 (the caller sorts names, METHODS §0): ``wins[i, j]`` =
-(weighted) decisive votes i won against j, ``ties`` symmetric (both_bad counts as a tie). Strengths are
-reported with mean(π) = 1 and Elo = 400·log₁₀π + 1500 as in §2.
-
-This module also holds the two numerical helpers shared with :mod:`core.ranking.covariates`: a damped Newton
-maximiser for concave log-likelihoods and an exact (linear-programming) test for a direction of recession,
-i.e. for data whose MLE is infinite or not unique (Albert & Anderson 1984, Biometrika 71:1–10).
+Inputs of :func:`fit_davidson` are count matrices over models 0..K−1 (the caller sorts names, METHODS
+§0): ``wins[i, j]`` = (weighted) decisive votes i won against j, ``ties`` symmetric (both_bad counts as a
+tie). Strengths are reported with mean(π) = 1 and Elo = 400·log₁₀π + 1500 as in §2.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
 
 import numpy as np
-from scipy.linalg import LinAlgError, lstsq, solve
-from scipy.optimize import linprog
-from scipy.sparse.csgraph import connected_components
 
 from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ConvergenceError, elo_from_pi  # one error type for every solver
+from core.stats.newton import has_recession_direction, newton_maximise
 from core.validation import check_max_iter, check_positive
 
 SYMMETRY_TOLERANCE = 1e-9  # relative; a tie count matrix from float sums may be off in the last bits
-LP_TOLERANCE = 1e-9  # HiGHS returns objective values accurate to ~1e-9 on these box-bounded LPs
-MAX_HALVINGS = 60  # 2⁻⁶⁰ ≈ 1e-18: beyond this a step cannot change a double-precision parameter
 
 
 class TieInputError(EvalBoardError, ValueError):
@@ -62,83 +51,6 @@ class DavidsonResult:
     @property
     def elo(self) -> np.ndarray:
         return elo_from_pi(self.pi)
-
-
-@dataclass(frozen=True)
-class RaoKupperResult:
-    """Rao–Kupper (1967) MLE (or MAP); π has mean 1, the tie parameter θ ≥ 1 (1 when no tie was seen)."""
-
-    pi: np.ndarray = field(repr=False)
-    theta: float
-    log_likelihood: float
-    iterations: int
-    converged: bool
-    tol: float
-    max_iter: int
-    prior: float
-
-    @property
-    def elo(self) -> np.ndarray:
-        return elo_from_pi(self.pi)
-
-
-# ----------------------------------------------------------------------------------------------------
-# Shared numerics
-
-
-def newton_maximise(objective: Callable, x0: np.ndarray, tol: float, max_iter: int,
-                    feasible: Callable[[np.ndarray], bool] | None = None) -> tuple[np.ndarray, int, bool]:
-    """Damped Newton ascent on a concave function; returns ``(x, iterations, converged)``.
-
-    ``objective(x)`` returns ``(value, gradient, hessian)``. Full Newton steps are halved until the value
-    does not decrease (and ``feasible`` holds), which makes the iteration globally convergent on a concave
-    objective with a finite maximiser. Convergence: the largest Newton step is below ``tol``.
-    """
-    x = np.asarray(x0, dtype=float).copy()
-    value, grad, hess = objective(x)
-    for it in range(1, max_iter + 1):
-        try:
-            step = solve(-hess, grad, assume_a="pos")
-        except (LinAlgError, ValueError):
-            # A nearly singular Hessian far from the optimum: the minimum-norm step still ascends.
-            step = lstsq(-hess, grad)[0]
-        if np.max(np.abs(step)) < tol:
-            return x + step, it, True
-        t = 1.0
-        for _ in range(MAX_HALVINGS):
-            cand = x + t * step
-            if feasible is None or feasible(cand):
-                new = objective(cand)
-                # Tiny relative slack: at the optimum rounding can make an exact ascent look like a loss.
-                if np.isfinite(new[0]) and new[0] >= value - 1e-13 * max(1.0, abs(value)):
-                    break
-            t *= 0.5
-        else:
-            # No step improves the value: we sit at the maximum up to rounding.
-            decrement = float(grad @ step)
-            return x, it, decrement < 1e-9 * max(1.0, abs(value))
-        x = cand
-        value, grad, hess = new
-    return x, max_iter, False
-
-
-def has_recession_direction(a_le: np.ndarray) -> bool:
-    """True when some v ≠ 0 satisfies ``a_le @ v <= 0`` (every row).
-
-    For the models here each row is a limit condition under which one observed outcome's probability
-    does not tend to 0 as the parameters move along v; such a v means the likelihood never decreases
-    along it, so the MLE is infinite (separation) or not unique (a flat direction). Exact test: v ≠ 0
-    exists iff ``a_le`` is rank deficient (a flat direction) or the LP max Σ(−a_le·v), |v| ≤ 1, is > 0.
-    """
-    a_le = np.asarray(a_le, dtype=float)
-    p = a_le.shape[1]
-    if p == 0:
-        return False
-    if a_le.shape[0] == 0 or np.linalg.matrix_rank(a_le) < p:
-        return True
-    res = linprog(c=a_le.sum(axis=0), A_ub=a_le, b_ub=np.zeros(a_le.shape[0]), bounds=[(-1.0, 1.0)] * p,
-                  method="highs")
-    return bool(res.status == 0 and -res.fun > LP_TOLERANCE * max(1.0, np.abs(a_le).max()))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -176,19 +88,7 @@ def fit_davidson(wins, ties, *, prior: float = 0.0, tol: float = 1e-10, max_iter
     Per pair, with d = θᵢ − θⱼ, the three outcomes are a softmax over (d/2, −d/2, ln ν), so the
     log-likelihood is concave in (θ, ln ν) and Newton's method is safe (Davidson 1970, eq. 2.1–2.3).
     """
-    return _fit("davidson", wins, ties, prior, tol, max_iter, strict)
-
-
-def fit_rao_kupper(wins, ties, *, prior: float = 0.0, tol: float = 1e-10, max_iter: int = 500,
-                   strict: bool = True) -> RaoKupperResult:
-    """Fit the Rao–Kupper (1967) tie model by maximum likelihood.
-
-    P(i≻j) = πᵢ/(πᵢ + θπⱼ), P(tie) = (θ² − 1)πᵢπⱼ / ((πᵢ + θπⱼ)(πⱼ + θπᵢ)), θ ≥ 1 (METHODS §2).
-    Arguments, ``prior`` and failure behaviour are as in :func:`fit_davidson`. With κ = ln θ the
-    log-likelihood is −A·softplus(κ − d) − B·softplus(κ + d) + t·ln(e^{2κ} − 1) per pair, concave in
-    (θ, κ) on κ > 0; Newton steps are halved to stay inside. θ = 1 exactly when no tie was seen.
-    """
-    return _fit("rao_kupper", wins, ties, prior, tol, max_iter, strict)
+    return _fit(wins, ties, prior, tol, max_iter, strict)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -251,22 +151,6 @@ def _davidson_terms(d, s, wij, wji, tij):
     return ll, g_d, g_s, h_dd, h_ds, h_ss
 
 
-def _rao_kupper_terms(d, kappa, wij, wji, tij):
-    """Per-pair log-likelihood, gradient and Hessian in (d, κ = ln θ); κ = 0 means no ties."""
-    a, b = wij + tij, wji + tij
-    za, zb = kappa - d, kappa + d
-    sa, sb = 0.5 * (1 + np.tanh(za / 2)), 0.5 * (1 + np.tanh(zb / 2))  # logistic without overflow
-    ll = -np.sum(a * np.logaddexp(0, za) + b * np.logaddexp(0, zb))
-    if np.any(tij > 0):
-        ll += np.sum(tij) * (2 * kappa + np.log(-np.expm1(-2 * kappa)))
-    g_d = a * sa - b * sb
-    va, vb = a * sa * (1 - sa), b * sb * (1 - sb)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        g_k = -a * sa - b * sb + np.where(tij > 0, tij * 2 / -np.expm1(-2 * kappa), 0.0)
-        h_kk = -(va + vb) - np.where(tij > 0, tij * 4 * np.exp(-2 * kappa) / np.expm1(-2 * kappa) ** 2, 0.0)
-    return ll, g_d, g_k, -(va + vb), va - vb, h_kk
-
-
 def _assemble(terms, n_theta, free, i, j, tie_fixed, tie_on):
     """Chain per-pair derivatives in (d, tie) to the free parameters (θ..., tie)."""
 
@@ -293,6 +177,9 @@ def _assemble(terms, n_theta, free, i, j, tie_fixed, tie_on):
 
 def _check_identifiable(w: np.ndarray, t: np.ndarray) -> None:
     """Raise unless the pure MLE is finite and unique (Ford 1957 for BT; see has_recession_direction)."""
+    # scipy loads lazily: `evalboard rank` of plain BT never needs it (its import: ~2 s on a busy 2-core machine)
+    from scipy.sparse.csgraph import connected_components
+
     k = w.shape[0]
     if w.sum() == 0:
         raise NotIdentifiableError("`wins` is all zero: with only ties the tie parameter is infinite and "
@@ -324,7 +211,7 @@ def _check_identifiable(w: np.ndarray, t: np.ndarray) -> None:
             "(e.g. 0.5) for a finite MAP.")
 
 
-def _fit(model: str, wins, ties, prior, tol, max_iter, strict):
+def _fit(wins, ties, prior, tol, max_iter, strict) -> DavidsonResult:
     w, t = _validate(wins, ties, prior, tol, max_iter)
     k = w.shape[0]
     if prior == 0:
@@ -334,31 +221,21 @@ def _fit(model: str, wins, ties, prior, tol, max_iter, strict):
     n_theta = k + 1  # index k is the virtual reference (θ = 0), used only when prior > 0
     free = np.arange(k) if prior > 0 else np.arange(1, k)
     p_tie = tij.sum() / (wij + wji + tij).sum()
-    if model == "davidson":
-        terms, tie_fixed, feasible = partial(_davidson_terms, wij=wij, wji=wji, tij=tij), -np.inf, None
-        # Equal strengths give P(tie) = ν/(2 + ν): start ν there.
-        start = np.log(2 * p_tie / (1 - p_tie)) if tie_on else 0.0
-    else:
-        terms, tie_fixed = partial(_rao_kupper_terms, wij=wij, wji=wji, tij=tij), 0.0
-        feasible = (lambda x: x[-1] > 0) if tie_on else None  # κ = ln θ must stay positive
-        # Equal strengths give P(tie) = (θ − 1)/(θ + 1).
-        start = np.log((1 + p_tie) / (1 - p_tie)) if tie_on else 0.0
-    objective = _assemble(terms, n_theta, free, i, j, tie_fixed, tie_on)
+    terms = partial(_davidson_terms, wij=wij, wji=wji, tij=tij)
+    # Equal strengths give P(tie) = ν/(2 + ν): start ν there.
+    start = np.log(2 * p_tie / (1 - p_tie)) if tie_on else 0.0
+    objective = _assemble(terms, n_theta, free, i, j, -np.inf, tie_on)
     x0 = np.r_[np.zeros(free.size), [start] if tie_on else []]
-    x, iterations, converged = newton_maximise(objective, x0, tol, max_iter, feasible)
+    x, iterations, converged = newton_maximise(objective, x0, tol, max_iter)
     if not converged and strict:
-        raise ConvergenceError(f"{model} fit did not converge to tol={tol}; raise max_iter or pass "
+        raise ConvergenceError(f"davidson fit did not converge to tol={tol}; raise max_iter or pass "
                                "strict=False", iterations)
     theta = np.zeros(n_theta)
     theta[free] = x[: free.size]
-    tie = float(x[-1]) if tie_on else tie_fixed
+    tie = float(x[-1]) if tie_on else -np.inf
     real = slice(0, i.size - (k if prior > 0 else 0))
-    ll = (_davidson_terms if model == "davidson" else _rao_kupper_terms)(
-        theta[i[real]] - theta[j[real]], tie, wij[real], wji[real], tij[real])[0]
+    ll = _davidson_terms(theta[i[real]] - theta[j[real]], tie, wij[real], wji[real], tij[real])[0]
     pi = np.exp(theta[:k] - theta[:k].max())
     pi = pi / pi.mean()
-    common = dict(pi=pi, log_likelihood=float(ll), iterations=iterations, converged=converged, tol=tol,
-                  max_iter=int(max_iter), prior=float(prior))
-    if model == "davidson":
-        return DavidsonResult(nu=float(np.exp(tie)), **common)
-    return RaoKupperResult(theta=float(np.exp(tie)), **common)
+    return DavidsonResult(pi=pi, nu=float(np.exp(tie)), log_likelihood=float(ll), iterations=iterations,
+                          converged=converged, tol=tol, max_iter=int(max_iter), prior=float(prior))

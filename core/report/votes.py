@@ -21,9 +21,9 @@ from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
 from core.formats import csv_table, dumps, markdown_text
 from core.ranking.render import model_fields, ranking_dict
-from core.ranking.inputs import require_votes_after_policy, with_request
+from core.ranking.inputs import rank_prepared, require_votes_after_policy
 from core.ranking.render import to_markdown as ranking_markdown
-from core.ranking import Ranking, RankSettings, rank_votes
+from core.ranking import Ranking, RankSettings
 from core.ranking.request import PreparedVotes, prepare_votes
 from core.charts import votes as charts
 import core.report.votes_data as vd
@@ -47,7 +47,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     votes, summary = prepared.votes, prepared.policy.legacy()
     require_votes_after_policy(prepared.before_policy, votes, summary)
     steps("global ranking (bootstrap)")
-    global_rank = _ranked(votes, rank_settings, prepared)
+    global_rank = rank_prepared(prepared, rank_settings)[0]
     order = [r.model for r in global_rank.rows]
     steps("group rankings (bootstrap)")
     scopes: dict[str, dict[tuple, Ranking]] = {}
@@ -57,7 +57,7 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
             notes.append(f"no {', '.join(missing)} column: no {scope.replace('_', ' × ')} rankings")
             continue
         scoped = prepared.all_dimensions if "dimension" in by else votes  # a dimension each, never pooled
-        scopes[scope] = vd.rank_scope(scoped, by, rank_settings, summary, notes, prepared)
+        scopes[scope] = vd.rank_scope(scoped, by, rank_settings, notes, prepared)
     steps("bias diagnostics")
     bias = diagnose(votes, alpha=settings.alpha)
     steps("annotator report")
@@ -86,10 +86,6 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     (out / REPORT_JSON).write_text(dumps(doc) + "\n", encoding="utf-8")
     files = [out / MARKDOWN, out / CSV, out / REPORT_JSON, *pngs]
     return ReportResult("votes", out, files, figures, png, png_note, timings)
-
-
-def _ranked(votes: pd.DataFrame, settings: RankSettings, prepared: PreparedVotes) -> Ranking:
-    return with_request(rank_votes(votes, settings), prepared, votes)
 
 
 _DEFINITIONS = {

@@ -18,14 +18,14 @@ Definitions used by the figures (documented in the report too):
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from core.ranking.bradley_terry import predicted_win_rates
-from core.ranking.corrections import early_period, stratified_win_rates
+from core.ranking.periods import early_period
+from core.ranking.schemes.stratified import stratified_win_rates
 from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
 from core.bias.diagnose import LengthTest, PositionTest, TableTest
 from core.ranking.inputs import _groups, with_request
@@ -49,8 +49,7 @@ def has_column(votes: pd.DataFrame, col: str) -> bool:
     return col in votes and not votes[col].isna().all()
 
 
-def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summary: dict[str, Any],
-               notes: list[str], prepared=None) -> dict[tuple, Ranking]:
+def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, notes: list[str], prepared=None) -> dict[tuple, Ranking]:
     """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note.
     ``prepared`` (core.ranking.request.PreparedVotes) adds the request's policy, dimension and item counts."""
     out: dict[tuple, Ranking] = {}
@@ -60,9 +59,7 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, summa
         except (RankingError, ValueError) as exc:
             notes.append(f"{', '.join(f'{b} = {k}' for b, k in zip(by, key))}: not ranked ({exc})")
             continue
-        if prepared is not None:
-            ranking = with_request(ranking, prepared, group)
-        out[key] = replace(ranking, details={**ranking.details, **summary})
+        out[key] = ranking if prepared is None else with_request(ranking, prepared, group)
     return out
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.ranking import bradley_terry as bt
-from core.ranking.covariates import ConvergenceError, NotIdentifiableError, SeparationError, fit_adjusted, style_features
+import core.ranking.bradley_terry as bt
 from core.ranking.cells import compress_votes
-from core.ranking import Covariate, Ranking, RankingError, RankSettings, anchor_index, build_rows, normal_intervals
+from core.ranking.covariates import ConvergenceError, NotIdentifiableError, SeparationError, fit_adjusted, style_features
+from core.ranking.rows import anchor_index, build_rows, normal_intervals
+from core.ranking.types import Covariate, FitInfo, Ranking, RankingError, RankSettings
 
 LEFT_SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # by outcome code: model_a, model_b, tie, tie (bothbad)
 
@@ -22,16 +23,16 @@ def rank_adjusted(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -
     models = [str(m) for m in votes["model_a"].cat.categories]
     columns = [left, right, y, weight]
     names: tuple[str, ...] = ()
-    details: dict = {}
+    info = FitInfo()
     have_lengths = {"len_a", "len_b"} <= set(votes.columns) and votes[["len_a", "len_b"]].notna().all().all()
     if have_lengths:
         style = style_features(votes["len_a"].to_numpy(float), votes["len_b"].to_numpy(float))
         columns.append(style.z[:, 0])
         names = ("length",)
-        details.update(length_feature="(len_a − len_b)/(len_a + len_b + 1), z-scored", length_mean=style.mean,
-                       length_sd=style.sd)
+        info = info.with_(length_feature="(len_a − len_b)/(len_a + len_b + 1), z-scored", length_mean=style.mean,
+                          length_sd=style.sd)
     else:
-        details["length_feature"] = "not available (no len_a/len_b for every vote)"
+        info = info.with_(length_feature="not available (no len_a/len_b for every vote)")
     # Identical votes collapse into one row with a count: exact, and far fewer rows to fit.
     rows, count = _collapse(np.column_stack(columns))
     try:
@@ -48,15 +49,15 @@ def rank_adjusted(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -
     if settings.ci != "none":
         cov = bt.elo_covariance(fit.theta, fit.covariance[:k, :k], anchor and anchor[0])
         low, high, rank_low, rank_high = normal_intervals(elo, cov, settings)
-        details["interval"] = "observed information" + (" (bootstrap refits are not offered for this scheme)"
-                                                        if settings.ci == "bootstrap" else "")
+        info = info.with_(interval="observed information" + (" (bootstrap refits are not offered for this scheme)"
+                                                             if settings.ci == "bootstrap" else ""))
     covariates = [Covariate("position (left)", fit.delta, fit.delta_se)]
     covariates += [Covariate(n, float(b), float(se)) for n, b, se in zip(names, fit.beta, fit.beta_se)]
-    details.update(iterations=fit.iterations, converged=fit.converged, rows_fitted=len(rows))
+    info = info.with_(iterations=fit.iterations, converged=fit.converged, rows_fitted=len(rows))
     cells = compress_votes(votes)
     return Ranking(settings, int(len(votes)), k, True,
                    build_rows(cells, elo, fit.pi, low, high, rank_low, rank_high, anchor=anchor),
-                   covariates=tuple(covariates), details=details, plain=plain)
+                   covariates=tuple(covariates), fit=info, plain=plain)
 
 
 def _collapse(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
