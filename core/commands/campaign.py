@@ -65,7 +65,8 @@ def add_commands(sub: argparse._SubParsersAction) -> dict:
 
 def cmd_campaign(args: argparse.Namespace) -> int:
     from core.campaign.publish import publish
-    from core.campaign.store import connect, get_campaign
+    from core.campaign.store import get_campaign
+    from core.store.connection import connect
     from core.store import default_db_path
 
     db = args.db or default_db_path()

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Callable
 
 from core.schema import OUTCOMES
-from core.store.connection import write_transaction
+from core.store.transactions import write_transaction
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 
 SCHEMA_VERSION = 3
