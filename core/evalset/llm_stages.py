@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import ceil
 
-from core.evalset import prompts
+import core.evalset.prompts as prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.progress import StageProgress
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS
