@@ -26,11 +26,12 @@ from core.store.schema import ensure_schema
 from core.store.transactions import with_retry
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# How long one statement waits for another writer's lock. The longest lock any part holds is a campaign
-# publish replacing its dataset's rows (well under a second for the 60-second, eight-voter stress test in
-# tests/test_store_concurrency.py); 5 s covers it several times over on a busy machine, and a wait that
-# runs out is retried by core.store.transactions.with_retry (up to WRITE_ATTEMPTS times, about 40 s in
-# all) rather than failing. A longer single wait would only stall the Vote page behind one slow writer.
+# How long one statement waits for another writer's lock before with_retry takes over. Every write is one
+# short transaction (a vote, a token, a job row); the longest is a campaign publish replacing its dataset's
+# rows, and 5 s carries the stress test through (tests/test_store_concurrency.py: eight processes voting
+# for 60 s while five publishes run). A wait that runs out is retried by core.store.transactions.with_retry
+# (WRITE_ATTEMPTS times with jittered pauses, about 40 s in all) rather than failing, so a longer single
+# wait would buy nothing and would stall the Vote page behind one slow writer.
 BUSY_TIMEOUT_S = 5.0
 
 
