@@ -29,7 +29,6 @@ def _deferred(module: str, function: str) -> Callable[[argparse.Namespace], int]
     def handler(args: argparse.Namespace) -> int:
         return getattr(importlib.import_module(module), function)(args)
 
-    handler.__qualname__ = f"{module}.{function}"
     return handler
 
 
