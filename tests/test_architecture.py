@@ -1,6 +1,7 @@
 """The shape of the code base, checked from its source (parsed with ``ast``, nothing imported).
 
-- no import cycle among the modules of ``core`` (imports inside functions count too);
+- no import cycle among the modules of ``core`` (imports inside functions and under ``TYPE_CHECKING``
+  count too: a cycle there is still a tangle, only a later one);
 - ``core/`` holds packages and only a few small top-level modules;
 - no file in ``core/`` or ``pages/`` over 450 lines, no page over 150;
 - no import statement inside a function of ``core``, except the optional heavy dependencies listed in
