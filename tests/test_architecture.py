@@ -154,23 +154,29 @@ def oversized_files(root: Path) -> list[str]:
     return found
 
 
+def _inside_functions(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that stand inside a function (at any depth), in one walk of the tree."""
+    stack = [(tree, False)]
+    while stack:
+        node, in_function = stack.pop()
+        if in_function and isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
 def function_level_imports(root: Path) -> list[str]:
     """Import statements inside a function of core, other than the DEFERRED_IMPORTS."""
     found = []
     for module, path in core_modules(root).items():
-        for fn in ast.walk(_parse(path)):
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for node in _inside_functions(_parse(path)):
+            names = [alias.name for alias in node.names]
+            if all((module, name) in DEFERRED_IMPORTS for name in names):
                 continue
-            for node in ast.walk(fn):
-                if not isinstance(node, (ast.Import, ast.ImportFrom)):
-                    continue
-                names = [alias.name for alias in node.names]
-                if all((module, name) in DEFERRED_IMPORTS for name in names):
-                    continue
-                what = (f"from {'.' * node.level}{node.module or ''} import {', '.join(names)}"
-                        if isinstance(node, ast.ImportFrom) else f"import {', '.join(names)}")
-                found.append(f"{path.relative_to(root)}:{node.lineno} {what}")
-    return sorted(set(found))
+            what = (f"from {'.' * node.level}{node.module or ''} import {', '.join(names)}"
+                    if isinstance(node, ast.ImportFrom) else f"import {', '.join(names)}")
+            found.append(f"{path.relative_to(root)}:{node.lineno} {what}")
+    return sorted(found)
 
 
 def streamlit_imports(root: Path) -> list[str]:
