@@ -30,8 +30,9 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.campaign import connect, create_campaign, issue_tokens, record_vote, serve_next  # noqa: E402
-from core.store.connection import write_transaction  # noqa: E402
+from core.campaign import create_campaign, issue_tokens, record_vote, serve_next  # noqa: E402
+from core.store.connection import connect  # noqa: E402
+from core.store.transactions import write_transaction  # noqa: E402
 
 
 def answers(n_models: int, n_queries: int) -> pd.DataFrame:

@@ -347,7 +347,7 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 # The human-evaluation workflow's commands (core.commands): each module's ``add_commands(subparsers)``
 # adds its subcommands and returns {name: handler(args) -> exit status}.
-WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.collect", "core.commands.campaign", "core.commands.evalset")
+WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.parsers",)
 
 COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
             "report": cmd_report,

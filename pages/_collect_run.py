@@ -8,7 +8,8 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
-from core.campaign import connect, create_campaign, read_golden
+from core.campaign import create_campaign, read_golden
+from core.store.connection import connect
 from core.collect import CollectStore, answers_table, summarize
 from core.collect.export import run_answers_for_campaign, to_bytes
 from pages._campaign_admin import show_new_tokens

@@ -10,10 +10,11 @@ import streamlit as st
 
 from core.charts.evalset import length_figure
 from core.evalset.audit import LENGTH_COLUMNS, LENGTHS, Audit
-from core.evalset.pipeline import Build, finish
+from core.evalset.pipeline import finish
 from core.evalset.progress import ProgressEvent, throttled
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
+from core.evalset.state import Build
 from pages._shared import plain
 
 PREPARED, BUILT, MESSAGE = "evs_prepared", "evs_built", "evs_message"
@@ -99,10 +100,9 @@ def run_selection(prepared: Build, exclude: list[str], settings: BuildSettings) 
 
 
 def selection_table(state: Build) -> pd.DataFrame:
-    table = eval_set(state)
     cols = ["query_id", "category", "subcategory", "reason", "score", "score_length_neutral", "prompt",
             "raw_query_original"]
-    return table[cols]
+    return eval_set(state)[cols]
 
 
 def show_lengths(state: Build) -> None:

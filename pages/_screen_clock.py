@@ -15,8 +15,8 @@ from contextlib import closing
 
 import streamlit as st
 
-from core.campaign import IDLE_AFTER_S, CampaignError, TokenError, connect, record_screen_event
-from core.store import default_db_path
+from core.campaign import IDLE_AFTER_S, CampaignError, TokenError, record_screen_event
+from core.store.connection import connect, default_db_path
 
 SCREEN_CLOCK_JS = """
 export default function ({ data, setTriggerValue }) {

@@ -12,11 +12,11 @@ from contextlib import closing
 
 import streamlit as st
 
-from core.campaign import (CHOICES, CampaignError, ServedItem, TokenError, campaign_for_token, connect, record_vote,
+from core.campaign import (CHOICES, CampaignError, ServedItem, TokenError, campaign_for_token, record_vote,
                            serve_next, throttle)
 from core.campaign.headings import demote_headings
 from core.campaign.store import token_hash
-from core.store import default_db_path
+from core.store.connection import connect, default_db_path
 
 TOKEN_KEY = "vote_token"
 ON_SCREEN_KEY = "vote_on_screen"  # (token, item number) this session shows: its clock keeps running across reruns

@@ -17,7 +17,8 @@ import traceback
 from contextlib import closing
 from pathlib import Path
 
-from core.campaign import CHOICES, connect, record_vote, serve_next
+from core.campaign import CHOICES, record_vote, serve_next
+from core.store.connection import connect
 
 DOUBLE_SUBMIT_RATE = 0.2
 

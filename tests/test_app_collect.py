@@ -13,7 +13,8 @@ import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
-from core.campaign import connect, get_campaign
+from core.campaign import get_campaign
+from core.store.connection import connect
 from core.collect import CollectStore
 from tests.fake_openai import FakeOpenAI, Fault
 from tests.test_app_data import _RouterPagesManager, click, run, texts

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.campaign import connect, create_campaign, issue_tokens, publish, read_answers, read_golden
+from core.campaign import create_campaign, issue_tokens, publish, read_answers, read_golden
+from core.store.connection import connect
 from core.store import Store
 from tests.app_pages import app_router, open_page  # noqa: F401 - fixtures
 from tests.test_app_data import run

@@ -9,8 +9,9 @@ import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
-from core.campaign import (connect, create_campaign, issue_tokens, publish, read_answers, read_golden,
+from core.campaign import (create_campaign, issue_tokens, publish, read_answers, read_golden,
                            record_vote, revoke_token, serve_next, vote_records)
+from core.store.connection import connect
 from core.io import load
 from core.store import Store
 from tests.app_pages import APP

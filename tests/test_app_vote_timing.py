@@ -13,7 +13,8 @@ import time
 
 import pandas as pd
 
-from core.campaign import IDLE_AFTER_S, connect, create_campaign, issue_tokens, read_answers, record_screen_event
+from core.campaign import IDLE_AFTER_S, create_campaign, issue_tokens, read_answers, record_screen_event
+from core.store.connection import connect
 from tests.test_app_vote import app, campaign_tokens, choose, fixed_tokens, vote_page  # noqa: F401
 
 

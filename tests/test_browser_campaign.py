@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from core.campaign import CHOICES, connect, create_campaign, issue_tokens, read_answers, read_golden
+from core.campaign import CHOICES, create_campaign, issue_tokens, read_answers, read_golden
+from core.store.connection import connect
 from tests.browser_support import ARTIFACTS, chromium, expect, new_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser

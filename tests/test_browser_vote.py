@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from core.campaign import connect, create_campaign, issue_tokens, read_answers, read_golden
+from core.campaign import create_campaign, issue_tokens, read_answers, read_golden
+from core.store.connection import connect
 from core.campaign.store import token_hash
 from tests.browser_support import (
     ARTIFACTS,

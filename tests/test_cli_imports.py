@@ -8,10 +8,14 @@ process has long imported all of them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 
+from core.collect.stop import DEFAULT_GRACE_S
+from core.commands import parsers
+from core.llm.cleaning import CleaningRules
 from core.samples.demo import SAMPLES_DIR
 from tests.conftest import REPO
 
@@ -88,3 +92,9 @@ def test_rank_of_a_file_loads_only_what_ranking_needs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split(" ", 1) == ["0", "[]\n"]
     assert json.loads((tmp_path / "out.json").read_text())["n_models"] == 12
+
+
+def test_the_light_parser_agrees_with_the_modules_it_does_not_import():
+    """core.commands.parsers keeps its own copies of two settings: importing them would load the collector."""
+    assert parsers.DEFAULT_GRACE_S == DEFAULT_GRACE_S
+    assert set(parsers.CLEANING_RULES) == {f.name for f in dataclasses.fields(CleaningRules)}

@@ -202,7 +202,8 @@ def test_a_stop_request_is_shown_at_once_and_the_terminal_line_is_closed():
 def test_campaign_create_from_a_run(servers, tmp_path, db_path, capsys, monkeypatch):
     from contextlib import closing
 
-    from core.campaign import connect, get_campaign, list_campaigns
+    from core.campaign import get_campaign, list_campaigns
+    from core.store.connection import connect
     from core.collect import jobs
 
     monkeypatch.setenv(KEY_ENV, SECRET)

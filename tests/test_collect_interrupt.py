@@ -195,7 +195,7 @@ def test_a_stored_run_counts_in_the_message_of_an_early_interrupt(tmp_path, serv
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("core.collect.queries.load_queries", interrupted)
+    monkeypatch.setattr("core.commands.collect.load_queries", interrupted)
     assert main([*argv, "--db", str(db_path)]) == 130
     err = capsys.readouterr().err.strip()
     assert INTERRUPTED.match(err) and err.startswith(f"interrupted: {2 * MODELS} answers stored;")

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.campaign import connect, create_campaign, issue_tokens, publish, read_answers, record_vote, serve_next
+from core.campaign import create_campaign, issue_tokens, publish, read_answers, record_vote, serve_next
+from core.store.connection import connect
 from core.cli import main
 from core.formats import NonFiniteOutputError, csv_frame, csv_restore, csv_restored, csv_table, csv_text, terminal_text
 from core.io.read import open_source, read_table

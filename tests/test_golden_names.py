@@ -8,8 +8,9 @@ import secrets
 import pandas as pd
 import pytest
 
-from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, connect, create_campaign, issue_tokens, publish,
+from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, create_campaign, issue_tokens, publish,
                            read_answers, read_golden, record_vote, serve_next)
+from core.store.connection import connect
 from core.annotators.golden_names import GOLDEN_WORDS, is_internal, plain_frame, plain_name
 from core.ranking.render import to_csv, to_json, to_markdown
 from core.ranking.inputs import rank_input

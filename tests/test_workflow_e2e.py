@@ -28,7 +28,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.campaign import connect, get_campaign, progress
+from core.campaign import get_campaign, progress
+from core.store.connection import connect
 from core.cli import main
 from core.store import Store
 from tests.fake_openai import Fault, FakeOpenAI

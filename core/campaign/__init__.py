@@ -14,13 +14,13 @@ from core.campaign.scheduler import ServedItem, serve_next
 from core.campaign.golden import MIN_GOLDEN, GoldenSupply, golden_supply
 from core.campaign.screen_time import IDLE_AFTER_S, record_screen_event
 from core.campaign.store import (Campaign, CampaignError, IssuedToken, OverlapCount, TokenError, campaign_for_token,
-                                 connect, create_campaign, get_campaign, issue_tokens, list_campaigns, overlap_count,
+                                 create_campaign, get_campaign, issue_tokens, list_campaigns, overlap_count,
                                  progress, revoke_token)
 from core.campaign import throttle
 from core.campaign.votes import CHOICES, record_vote, vote_records
 
 __all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "MIN_GOLDEN", "Campaign", "CampaignError",
            "GoldenSupply", "IssuedToken", "OverlapCount", "ServedItem", "TokenError", "campaign_for_token",
-           "campaign_of_dataset", "connect", "create_campaign", "get_campaign", "golden_supply", "issue_tokens",
+           "campaign_of_dataset", "create_campaign", "get_campaign", "golden_supply", "issue_tokens",
            "list_campaigns", "overlap_count", "progress", "publish", "read_answers", "read_golden",
            "record_screen_event", "record_vote", "revoke_token", "serve_next", "throttle", "vote_records"]

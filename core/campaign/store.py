@@ -28,7 +28,7 @@ from core.campaign.golden import golden_supply
 from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from core.llm.cleaning import CleaningRules, clean_answer
 from core.schema import DEFAULT_DIMENSION
-from core.store.connection import connect, write_transaction  # noqa: F401 - connect is re-exported
+from core.store.transactions import write_transaction
 
 
 class CampaignError(EvalBoardError, ValueError):

@@ -28,7 +28,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from core.store.connection import write_transaction
+from core.store.transactions import write_transaction
 
 FREE_FAILURES = 5
 FIRST_DELAY_S = 2.0

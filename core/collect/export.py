@@ -13,6 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from core.errors import SettingError
+from core.campaign.inputs import read_answers
+from core.campaign.store import CampaignError
+from core.collect.jobs import active_job
 from core.collect.store import CollectStore, RunNotFound
 from core.formats import csv_frame
 
@@ -63,8 +66,6 @@ def write_answers(store: CollectStore, name: str, output: str | Path, *, game_id
 
 def campaign_answers(store: CollectStore, name: str, *, game_id: str | None = None) -> pd.DataFrame:
     """The run's answers as a voting campaign's validated answers table (no file in between)."""
-    from core.campaign.inputs import read_answers
-
     answers = answers_table(store, name, game_id=game_id)
     return read_answers(to_bytes(answers.frame, "csv"), name=f"run {name!r}.csv")
 
@@ -72,11 +73,8 @@ def campaign_answers(store: CollectStore, name: str, *, game_id: str | None = No
 def run_answers_for_campaign(db: str | Path, name: str, *, game_id: str | None = None) -> pd.DataFrame:
     """The stored answers of run ``name`` as a campaign's answers table, for ``create_campaign`` (no file in
     between). Refused while a process still collects the run: its answers are still arriving."""
-    from core.campaign.store import CampaignError
-    from core.collect import jobs
-
     with CollectStore(db) as store:
-        busy = jobs.active_job(store.con, name)
+        busy = active_job(store.con, name)
         if busy is not None:
             raise CampaignError(f"run {name!r} is being collected now (process {busy.pid}); wait for it to end, "
                                 "or stop it, then create the campaign")

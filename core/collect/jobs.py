@@ -30,7 +30,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core.errors import EvalBoardError, SettingError
-from core.store.connection import REPO_ROOT, connect, write_transaction
+from core.store.connection import REPO_ROOT, connect
+from core.store.transactions import write_transaction
 
 ACTIVE = ("starting", "running", "stopping")
 STATUS_OF_EXIT = {0: "finished", 1: "finished with errors", 2: "invalid input", 130: "interrupted"}

@@ -1,8 +1,7 @@
 """The human-evaluation workflow's subcommands of ``evalboard``: ``collect``, ``campaign``, ``evalset``.
 
-Each module's ``add_commands(subparsers)`` adds its subcommands and returns {name: handler(args) ->
-exit status}. They import only the standard library (and :mod:`core.schema`) at the top, and each
-handler imports its package when it runs, so ``evalboard --help`` stays instant. They live here rather
-than in ``core.collect`` and the others because importing any module of a package first runs the
-package's ``__init__``, which loads the whole collector, campaign store or eval-set builder.
+:mod:`core.commands.parsers` defines their options with the standard library only (``evalboard --help``
+stays instant) and hands the CLI a handler per command that imports the command's module when it runs;
+:mod:`core.commands.collect`, :mod:`core.commands.campaign` and :mod:`core.commands.evalset` hold the
+handlers, importing what they need at their top.
 """

@@ -19,18 +19,24 @@ import argparse
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from core.errors import EvalBoardError, SettingError
+from core.collect import jobs
+from core.collect.config import load_models
+from core.collect.dispatch import RunSettings, collect
+from core.collect.export import write_answers
+from core.collect.queries import load_queries
+from core.collect.results import Progress, format_seconds
+from core.collect.stop import DEFAULT_GRACE_S, StopSwitch, stop_on_sigint
+from core.collect.store import CollectStore, RunMismatch, RunNotFound
+from core.collect.summary import summarize, to_json, to_text
 from core.formats import terminal_text
-
-# Only the standard library at import: `evalboard --help` builds this parser, so each action imports
-# the collector (openai, pandas …) when it runs.
-if TYPE_CHECKING:
-    from core.collect.results import Progress
+from core.llm.cleaning import CleaningRules
+from core.llm.client import run_sync
+from core.store.connection import default_db_path
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID, EXIT_INTERRUPTED = 0, 1, 2, 130
-DEFAULT_GRACE_S = 10.0  # as core.collect.stop.DEFAULT_GRACE_S (not imported: --help stays light)
 
 
 class TerminalProgress:
@@ -75,39 +81,7 @@ class TerminalProgress:
             self.open_line = False
 
 
-def add_commands(sub: argparse._SubParsersAction) -> dict:
-    collect_parser = sub.add_parser("collect", help="collect every model's answer to every eval-set query",
-                                    description="Ask every model of a models file every query of an eval set, "
-                                                "concurrently within each provider's limit; resumable.")
-    actions = collect_parser.add_subparsers(dest="collect_action", required=True, metavar="ACTION")
-    run = actions.add_parser("run", help="start or resume a collection run")
-    run.add_argument("--models", required=True, metavar="TOML", help="the models file")
-    run.add_argument("--queries", required=True, metavar="FILE",
-                     help="eval set: CSV/JSONL with query_id, prompt (optional category, priority)")
-    run.add_argument("--run", required=True, metavar="NAME", help="run name; the same name again resumes")
-    run.add_argument("--limit", type=int, metavar="N", help="ask only the first N queries")
-    run.add_argument("--grace", type=float, default=DEFAULT_GRACE_S, metavar="SECONDS",
-                     help="on Ctrl-C, wait this long for the requests in flight (their answers are stored); "
-                          f"a second Ctrl-C stops at once (default {DEFAULT_GRACE_S:g})")
-    run.add_argument("--job", type=int, help=argparse.SUPPRESS)  # a background job's process takes up its row
-    run.add_argument("--no-clean", action="append", default=[], choices=("urls", "citations", "emoji", "whitespace"),
-                     help="keep this kind of text in the cleaned answers (repeatable)")
-    status = actions.add_parser("status", help="answers, failures, latency and tokens of a run")
-    status.add_argument("--run", metavar="NAME", help="the run (default: list the runs)")
-    status.add_argument("--format", choices=("text", "json"), default="text")
-    export = actions.add_parser("export", help="write the answers file of a run (for a voting campaign)")
-    export.add_argument("--run", required=True, metavar="NAME")
-    export.add_argument("--output", required=True, metavar="FILE", help="answers.csv or answers.jsonl")
-    export.add_argument("--game-id", metavar="ID", help="add a game_id column with this value")
-    export.add_argument("--raw", action="store_true", help="add answer_raw, the text before cleaning")
-    for action in (run, status, export):
-        action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
-    return {"collect": cmd_collect}
-
-
 def cmd_collect(args: argparse.Namespace) -> int:
-    from core.collect.store import RunMismatch, RunNotFound
-
     try:
         return {"run": _run, "status": _status, "export": _export}[args.collect_action](args)
     except (RunNotFound, RunMismatch) as exc:
@@ -118,11 +92,6 @@ def cmd_collect(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     """One collecting process: recorded as the run's only collector (a background job's process takes up the
     row the page claimed for it), its end recorded on the way out, whatever the way."""
-    from core.collect import jobs
-    from core.collect.stop import StopSwitch
-    from core.collect.store import CollectStore
-    from core.store import default_db_path
-
     if args.limit is not None and args.limit < 1:
         raise SettingError("--limit must be a positive integer")
     stop = StopSwitch(args.grace)  # checks --grace
@@ -148,15 +117,6 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _session(args: argparse.Namespace, db, stop) -> tuple[int, str]:
-    from core.llm.cleaning import CleaningRules
-    from core.collect.config import load_models
-    from core.collect.dispatch import RunSettings, collect
-    from core.collect.queries import load_queries
-    from core.collect.stop import stop_on_sigint
-    from core.collect.store import CollectStore
-    from core.collect.summary import summarize, to_text
-    from core.llm.client import run_sync
-
     progress = TerminalProgress(grace_s=stop.grace_s)
     try:
         config = load_models(args.models)
@@ -183,8 +143,6 @@ def _session(args: argparse.Namespace, db, stop) -> tuple[int, str]:
 
 
 def outcome_line(outcome) -> str:
-    from core.collect.results import format_seconds
-
     return (f"asked {outcome.asked:,} (query, model) pairs in {format_seconds(outcome.elapsed_s)}: "
             f"{outcome.answered:,} answered, {outcome.failed:,} failed, {outcome.skipped:,} skipped; "
             f"{outcome.already_answered:,} already answered before")
@@ -192,8 +150,6 @@ def outcome_line(outcome) -> str:
 
 def _interrupted(db, run: str, abandoned: int) -> str:
     """The one line an interrupted run prints (and returns): how many answers the run holds, and how to go on."""
-    from core.collect.store import CollectStore, RunNotFound
-
     try:
         with CollectStore(db) as store:
             stored = len(store.answered(store.run_id(run)))
@@ -206,11 +162,6 @@ def _interrupted(db, run: str, abandoned: int) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from core.collect import jobs
-    from core.collect.store import CollectStore
-    from core.collect.summary import summarize, to_json, to_text
-    from core.store import default_db_path
-
     with CollectStore(args.db or default_db_path()) as store:
         if not args.run:
             runs = store.runs()
@@ -234,10 +185,6 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from core.collect.export import write_answers
-    from core.collect.store import CollectStore
-    from core.store import default_db_path
-
     with CollectStore(args.db or default_db_path()) as store:
         answers = write_answers(store, args.run, args.output, game_id=args.game_id, include_raw=args.raw)
     note = f" ({answers.left_out_empty:,} empty after cleaning left out)" if answers.left_out_empty else ""

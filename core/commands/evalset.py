@@ -16,66 +16,22 @@ model call). Exit status 0, 2 for invalid input or options, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from core.errors import SettingError
+from core.evalset.audit import LENGTHS, length_table
+from core.evalset.pipeline import build
+from core.evalset.pool import read_pool
+from core.evalset.progress import throttled
+from core.evalset.results import checks, eval_set, reserves, to_csv, to_jsonl, write_outputs
+from core.evalset.settings import BuildSettings, ModelConfig, parse_slices
+from core.evalset.store import EvalSetNotFound, list_sets, load, load_reserves, save
 from core.formats import terminal_text
-
-# Only the standard library at import: `evalboard --help` builds this parser, so each action imports
-# the builder (numpy, pandas, openai …) when it runs.
-if TYPE_CHECKING:
-    from core.evalset.settings import ModelConfig
+from core.io import parse_pairs
 
 EXIT_OK, EXIT_INVALID = 0, 2
-
-
-def add_commands(sub) -> dict:
-    parser = sub.add_parser("evalset", help="build a deduplicated, category-balanced eval set from a query pool",
-                            description="Eval sets: build one from a pool of queries, list or show stored ones.")
-    actions = parser.add_subparsers(dest="evalset_command", required=True, metavar="ACTION")
-    b = actions.add_parser("build", help="build an eval set from POOL (CSV/JSONL/TXT)",
-                           description="Exact and semantic dedup, pre-filter, categories, scoring, Hamilton "
-                                       "allocation with slice quotas, similarity check; writes the eval set, "
-                                       "its audit (JSON and markdown) and stores it.")
-    b.add_argument("pool", metavar="POOL", help="CSV/TSV/JSON/JSONL with a query, prompt or text column; or TXT, "
-                                                "one query per line")
-    b.add_argument("--size", type=int, required=True, help="number of queries to select")
-    b.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE[,COLUMN=SOURCE]",
-                   help="read the pool's COLUMN (prompt, query_id or category) from the file's SOURCE column "
-                        "(repeatable or comma-separated), e.g. --map prompt=instruction,category=dataset")
-    b.add_argument("--output", default="evalset.csv", help="eval-set file: .csv or .jsonl (default evalset.csv); "
-                                                           "the audit goes beside it")
-    b.add_argument("--categories", help="comma-separated categories to use instead of discovering them")
-    b.add_argument("--exclude", help="comma-separated categories to exclude")
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--domain", default="", help="what the eval set is about (for the relevance judgment)")
-    b.add_argument("--slice", action="append", default=[], metavar="NAME=SHARE[:MIN]",
-                   help="slice quota override, e.g. procedural=0.4:5 or trap_unreleased=0.1:1 (repeatable)")
-    b.add_argument("--reserves", "--buffer", dest="buffer", type=int, default=2,
-                   help="reserve queries kept beside the set, to replace a query dropped later (default 2); "
-                        "the set itself has exactly --size queries")
-    b.add_argument("--rank-by", choices=("length-neutral", "score"), default="length-neutral",
-                   help="order of queries inside a category: the score's percentile among queries of similar "
-                        "length (default; the score alone favours long queries), or the score itself")
-    b.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
-    b.add_argument("--name", help="stored name (default: the output file name without extension)")
-    b.add_argument("--replace", action="store_true", help="replace a stored eval set of the same name")
-    m = b.add_argument_group("model endpoint (optional; none: offline)")
-    m.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    m.add_argument("--model", help="chat model for relevance, rewrite, review, categories and scoring")
-    m.add_argument("--api-key-env", help="NAME of the environment variable holding the API key")
-    m.add_argument("--concurrency", type=int, default=4, help="requests in flight at most (default 4)")
-    m.add_argument("--embed-model", help="embeddings model at the same endpoint (default: offline TF-IDF)")
-    show = actions.add_parser("show", help="print a stored eval set")
-    show.add_argument("name", metavar="NAME")
-    show.add_argument("--db")
-    show.add_argument("--format", choices=("table", "csv", "jsonl", "audit"), default="table")
-    show.add_argument("--reserves", action="store_true", help="print the set's reserves instead of its queries")
-    listing = actions.add_parser("list", help="list stored eval sets")
-    listing.add_argument("--db")
-    return {"evalset": run}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,8 +44,6 @@ def _names(text: str | None) -> tuple[str, ...]:
 
 def pool_mapping(items: list[str]) -> dict[str, str]:
     """``--map prompt=instruction,category=dataset`` (also repeated) -> {"prompt": "instruction", …}."""
-    from core.io import parse_pairs
-
     pieces = [piece for item in items for piece in item.split(",")]
     mapping = parse_pairs(pieces, "--map")
     if len(mapping) < len(pieces):
@@ -98,8 +52,6 @@ def pool_mapping(items: list[str]) -> dict[str, str]:
 
 
 def model_config(args: argparse.Namespace) -> ModelConfig | None:
-    from core.evalset.settings import ModelConfig
-
     if not args.base_url and not args.model:
         if args.embed_model:
             raise SettingError("--embed-model needs --base-url and --model")
@@ -122,14 +74,6 @@ def print_progress(event) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from core.evalset.audit import LENGTHS, length_table
-    from core.evalset.pipeline import build
-    from core.evalset.progress import throttled
-    from core.evalset.pool import read_pool
-    from core.evalset.results import checks, eval_set, reserves, write_outputs
-    from core.evalset.settings import BuildSettings, parse_slices
-    from core.evalset.store import save
-
     if args.size < 1:
         raise SettingError("--size must be a positive integer")
     if args.buffer < 0:
@@ -172,9 +116,6 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.evalset.results import to_csv, to_jsonl
-    from core.evalset.store import EvalSetNotFound, load, load_reserves
-
     try:
         info, table = load(args.name, args.db)
         if args.reserves:
@@ -187,8 +128,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     elif args.format == "jsonl":
         print(to_jsonl(table), end="")
     elif args.format == "audit":
-        import json
-
         print(json.dumps(info.audit, indent=2, ensure_ascii=False))
     else:
         what = f"reserves of eval set '{terminal_text(info.name)}' ({len(table):,}" if args.reserves else \
@@ -202,8 +141,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from core.evalset.store import list_sets
-
     sets = list_sets(args.db)
     if not sets:
         print("no eval sets stored; build one with: evalboard evalset build POOL --size N")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from core.errors import EvalBoardError
-from core.evalset import prompts
+import core.evalset.prompts as prompts
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.progress import StageProgress
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS

@@ -13,20 +13,17 @@ and ``duplicate_of`` for duplicates.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 
 from core.errors import SettingError
-from core.evalset import categories as cats
-from core.evalset import llm_stages as stages
+import core.evalset.categories as cats
+import core.evalset.llm_stages as stages
 from core.evalset.audit import Audit, StageRecord
 from core.evalset.dedup import semantic_dedup
 from core.evalset.embeddings import tfidf_embed, unit_rows
 from core.evalset.normalise import exact_duplicates, normalise, prefilter
-from core.evalset.progress import ProgressEvent, StageProgress
+from core.evalset.results import record_selection
 from core.evalset.scoring import (
     SCORE_COLUMNS,
     TAG_COLUMNS,
@@ -36,46 +33,8 @@ from core.evalset.scoring import (
 )
 from core.evalset.selection import Selector
 from core.evalset.settings import BuildSettings
+from core.evalset.state import Build, Progress
 from core.llm.client import run_sync
-
-SAMPLES_PER_CATEGORY = 3
-Progress = Callable[[ProgressEvent], None]
-
-
-@dataclass
-class Build:
-    settings: BuildSettings
-    pool: pd.DataFrame
-    embeddings: np.ndarray  # rows aligned with pool rows whose ``emb_row`` ≥ 0
-    audit: Audit
-    categories: list[str] = field(default_factory=list)
-    suggested_exclusions: list[str] = field(default_factory=list)
-    selector: Selector | None = None
-    report: Progress | None = field(default=None, repr=False, compare=False)  # set while a run is under way
-
-    def active(self) -> pd.Series:
-        return self.pool["status"] == "candidate"
-
-    def say(self, stage: str) -> None:
-        if self.report is not None:
-            self.report(ProgressEvent(stage))
-
-    def calls(self, stage: str) -> stages.Calls:
-        """The call counter of a stage with model calls, reporting to the progress callback."""
-        return stages.Calls(progress=StageProgress(stage, self.report) if self.report is not None else None)
-
-    def category_summary(self) -> pd.DataFrame:
-        """Categories by query count (descending) with up to three sample queries each."""
-        live = self.pool[self.pool["status"].isin(["candidate", "classification_failed"])]
-        rng = np.random.default_rng(self.settings.seed)
-        rows = []
-        for name, group in live.groupby("category", sort=False):
-            pick = rng.choice(len(group), size=min(SAMPLES_PER_CATEGORY, len(group)), replace=False)
-            rows.append({"category": name, "queries": len(group),
-                         "samples": [group["query"].iat[i] for i in sorted(pick)],
-                         "suggested_exclusion": name in self.suggested_exclusions})
-        out = pd.DataFrame(rows, columns=["category", "queries", "samples", "suggested_exclusion"])
-        return out.sort_values(["queries", "category"], ascending=[False, True], ignore_index=True)
 
 
 def build(pool: pd.DataFrame, settings: BuildSettings, progress: Progress | None = None) -> Build:
@@ -407,8 +366,4 @@ def _select(state: Build) -> None:
     emb = state.embeddings[candidates["emb_row"].to_numpy()] if rows.size else np.zeros((0, 1), np.float32)
     state.selector = Selector(candidates, emb, state.settings.selection())
     state.selector.run()
-    from core.evalset.results import (
-        record_selection,  # results reads Build: imported late, no cycle
-    )
-
     record_selection(state)

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from core.evalset.audit import CHECK_WORDING, LENGTHS, StageRecord
-from core.evalset.pipeline import Build
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS, length_summary
+from core.evalset.state import Build
 from core.formats import csv_frame, undefined_as_null
 
 EVAL_SET_COLUMNS = ("query_id", "prompt", "category", "subcategory", "raw_query_original", "reason",

@@ -11,7 +11,6 @@ A set is saved in one transaction: all of it or nothing.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,8 +20,8 @@ import pandas as pd
 from core.errors import EvalBoardError, SettingError
 from core.evalset.audit import Audit
 from core.evalset.results import EVAL_SET_COLUMNS
-from core.store.connection import connect as store_connect
-from core.store.connection import write_transaction
+from core.store.connection import connect
+from core.store.transactions import write_transaction
 
 class EvalSetExists(EvalBoardError, ValueError):
     pass
@@ -41,11 +40,6 @@ class StoredSet:
     size: int
     settings: dict
     audit: dict
-
-
-def connect(db: str | Path | None = None) -> sqlite3.Connection:
-    """The store's connection (its policy and schema: core.store.connection), default file if ``db`` is None."""
-    return store_connect(db)
 
 
 RESERVE = "reserve"

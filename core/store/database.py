@@ -16,9 +16,11 @@ import sqlite_utils
 from core.errors import SettingError
 from core.io import Loaded
 from core.io.names import dataset_name
-from core.store import snapshot
+from core.store.snapshot import path_for as snapshot_path, read as read_snapshot, remove as remove_snapshots
+from core.store.snapshot import write as write_snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
-from core.store.connection import REPO_ROOT, connect, default_db_path, read_transaction, write_transaction
+from core.store.connection import REPO_ROOT, connect, default_db_path
+from core.store.transactions import read_transaction, write_transaction
 from core.store.names import DatasetNotFound, campaign_dataset_row, not_found
 from core.store.tables import ANNOTATOR_LABEL_FIELD, LABEL_FIELD, TABLE_OF_KIND, TYPES_OF_TABLE
 
@@ -105,7 +107,7 @@ class Store:
                 arrays = [sql_values(frame[c]) for c in columns]
             self._bulk_insert(table, dataset_id, columns, arrays, len(frame), progress)
         if replace is not None:
-            snapshot.remove(self.path, dataset_id, keep=loaded.sha256)  # the old content's columnar copy
+            remove_snapshots(self.path, dataset_id, keep=loaded.sha256)  # the old content's columnar copy
         return IngestResult(self.dataset(dataset_id), created=True)
 
     def _replace_dataset(self, dataset_id: int, loaded: Loaded, name: str,
@@ -180,7 +182,7 @@ class Store:
             info = self.dataset(dataset)
             self._delete_rows(info.id)
             self.db.conn.execute("DELETE FROM datasets WHERE id = ?", [info.id])
-        snapshot.remove(self.path, info.id)
+        remove_snapshots(self.path, info.id)
         return info
 
     def _delete_rows(self, dataset_id: int) -> None:
@@ -230,14 +232,14 @@ class Store:
         n = info.rows if limit is None else max(0, min(int(limit), info.rows))
         if limit is not None:
             return self._load_sqlite(info, wanted, n)
-        path = snapshot.path_for(self.path, info.id, info.sha256)
-        fast = snapshot.read(path, wanted)
+        path = snapshot_path(self.path, info.id, info.sha256)
+        fast = read_snapshot(path, wanted)
         if fast is not None and len(fast) == n:
             return fast
         if len(wanted) < len(info.columns):  # a subset: no snapshot written (it would miss columns)
             return self._load_sqlite(info, wanted, n)
         frame = self._load_sqlite(info, wanted, n)
-        snapshot.write(path, frame)
+        write_snapshot(path, frame)
         return frame
 
     def annotator_labels(self, dataset: str | int) -> dict[str, str]:
