@@ -14,8 +14,17 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
-from core.campaign import (CampaignError, campaign_of_dataset, connect, issue_tokens, list_campaigns, overlap_count,
-                           progress, publish, revoke_token)
+from core.campaign import (
+    CampaignError,
+    campaign_of_dataset,
+    connect,
+    issue_tokens,
+    list_campaigns,
+    overlap_count,
+    progress,
+    publish,
+    revoke_token,
+)
 from core.formats import csv_frame
 from core.io import InputError
 from core.store import Dataset, default_db_path

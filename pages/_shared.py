@@ -99,8 +99,9 @@ def active_dataset(kind: str | None = None) -> Dataset | None:
     return current
 
 
-_ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality", "core.annotators.agreement",
-                     "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias", "core.report")
+_ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality",
+                     "core.annotators.agreement", "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias",
+                     "core.report")
 _warming: list[threading.Thread] = []
 
 
