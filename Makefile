@@ -11,6 +11,9 @@ REQUIRE_CHROMIUM ?= 0
 # The installer and the user it runs as; the set-up tests replace them to exercise every branch.
 APT_GET ?= apt-get
 USER_ID ?= $(shell id -u)
+# Hypothesis profile of the tests (tests/conftest.py): dev tries each property on at most 25 examples,
+# ci (.ci/run) on as many as each test asks for (up to 300).
+HYPOTHESIS_PROFILE ?= dev
 
 .PHONY: run test install chromium samples clean
 
@@ -45,8 +48,10 @@ samples: install
 run: samples chromium
 	$(BIN)/streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
+# Lint and import order first (pyproject.toml [tool.ruff]): a second, and it names file and line.
 test: install chromium
-	$(BIN)/python -m pytest
+	$(BIN)/ruff check .
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(BIN)/python -m pytest
 
 clean:
 	rm -rf $(VENV) data/evalboard.db data/evalboard.db-wal data/evalboard.db-shm

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._campaign_admin import refresh_control
 from pages._filters import sidebar_filters
-from pages._shared import dataset_picker, warm_up
+from pages._shared import dataset_picker, routed, warm_up
 
 st.set_page_config(page_title="EvalBoard", page_icon=":material/analytics:", layout="wide")
 
@@ -28,8 +28,10 @@ PAGES = {
 
 if os.environ.get("EVALBOARD_MODE") == "vote":
     # A voting server for annotators: the Vote page only, no navigation, no dataset picker.
-    st.navigation([st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote",
-                           default=True)], position="hidden").run()
+    voting = st.navigation([st.Page("pages/vote.py", title="Vote", icon=":material/how_to_vote:", url_path="vote",
+                                    default=True)], position="hidden")
+    with routed():
+        voting.run()
     st.stop()
 
 warm_up()
@@ -40,4 +42,5 @@ with st.sidebar:
         dataset = dataset_picker()
         refresh_control(dataset)  # a campaign's votes: republish the latest
         sidebar_filters(dataset)
-navigation.run()
+with routed():  # the page's through_router() sees it was reached through here
+    navigation.run()

@@ -14,8 +14,9 @@ from contextlib import closing
 import pandas as pd
 import streamlit as st
 
-from core.campaign import (CampaignError, campaign_of_dataset, issue_tokens, list_campaigns, overlap_count,
-                           progress, publish, revoke_token)
+from core.campaign import CampaignError, campaign_of_dataset, issue_tokens, list_campaigns, publish
+from core.campaign.store import overlap_count, progress, revoke_token
+from core.campaign.summary import progress_sentence
 from core.store.connection import connect
 from core.formats import csv_frame
 from core.io import InputError
@@ -87,13 +88,7 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     by_name = {c.name: c for c in campaigns}
     chosen = by_name[st.selectbox("Campaign", options=list(by_name), key="campaign_selected")]
     table = progress(conn, chosen)
-    done = int(table["done"].sum())
-    sampling = " · active sampling" if chosen.active_sampling else ""
-    overlap = overlap_count(conn, chosen)
-    shared = (f"overlap {chosen.overlap:.0%} by {chosen.overlap_k} annotators: {overlap.items_2plus:,} of "
-              f"{overlap.items:,} real items judged by 2+" if chosen.overlap > 0 else "no overlap")
-    st.caption(f"Dimensions: {plain(', '.join(chosen.dimensions))} · golden rate {chosen.golden_rate:.0%}"
-               f"{sampling} · {done:,} items judged · target {chosen.target:,} per annotator · {shared}")
+    st.caption(plain(progress_sentence(chosen, table, overlap_count(conn, chosen))))
     st.dataframe(table.drop(columns="target"), hide_index=True, key="campaign_progress",
                  column_config={"done": st.column_config.NumberColumn(format="%d"),
                                 "golden_done": st.column_config.NumberColumn("golden", format="%d")})
@@ -112,7 +107,8 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
             st.rerun()
     except CampaignError as exc:  # e.g. another owner's change in between
         st.error(plain(exc))
-    if right.button("Publish votes as a dataset", key="campaign_publish", type="primary", disabled=done == 0,
+    if right.button("Publish votes as a dataset", key="campaign_publish", type="primary",
+                    disabled=not table["done"].any(),
                     help="store the votes so far as the votes dataset 'campaign <name>'; each publish "
                          "replaces its votes (same name and id)"):
         _publish(chosen.name)

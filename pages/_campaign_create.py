@@ -12,11 +12,19 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core.campaign import (Campaign, CampaignError, IssuedToken, create_campaign, golden_supply, issue_tokens,
-                           read_answers, read_golden)
-from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
-from core.llm.cleaning import CleaningRules
+from core.campaign import (
+    Campaign,
+    CampaignError,
+    IssuedToken,
+    create_campaign,
+    golden_supply,
+    issue_tokens,
+    read_answers,
+    read_golden,
+)
 from core.io import InputError
+from core.llm.cleaning import CleaningRules
+from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from pages._shared import plain
 
 RULES = {"urls": "URLs", "citations": "citation markers", "emoji": "emoji", "whitespace": "extra whitespace"}

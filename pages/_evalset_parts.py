@@ -9,8 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from core.charts.evalset import length_figure
-from core.evalset.audit import LENGTH_COLUMNS, LENGTHS, Audit
+from core.evalset.audit import LENGTH_COLUMNS, LENGTHS
 from core.evalset.pipeline import finish
+from core.evalset.state import Build
 from core.evalset.progress import ProgressEvent, throttled
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
@@ -120,17 +121,9 @@ def show_lengths(state: Build) -> None:
                        key="evs_lengths_chart")
 
 
-def audit_tables(audit: Audit) -> tuple[pd.DataFrame, list[str]]:
-    rows = [{"stage": s.stage, "method": s.method, "in": s.n_in, "out": s.n_out,
-             "dropped": "; ".join(f"{k}: {v:,}" for k, v in s.dropped.items()),
-             "model calls": s.calls.get("calls", 0), "failed calls": s.calls.get("failed", 0)} for s in audit.stages]
-    notes = [f"{s.stage}: {n}" for s in audit.stages for n in s.notes]
-    return pd.DataFrame(rows), notes
-
-
 def show_audit(state: Build) -> None:
     audit = state.audit
-    table, notes = audit_tables(audit)
+    table = pd.DataFrame(audit.stage_rows())
     counts = {c: st.column_config.NumberColumn(c, format="localized") for c in ("in", "out", "model calls",
                                                                                 "failed calls")}
     st.dataframe(table, hide_index=True, key="evs_audit_table", column_config=counts)
@@ -144,7 +137,7 @@ def show_audit(state: Build) -> None:
         st.download_button("Download the audit (JSON)", audit.to_json(), file_name="evalset.audit.json",
                            mime="application/json", key="evs_audit_json")
     with st.expander("Notes and selection details"):
-        for note in notes:
+        for note in audit.stage_notes():
             st.markdown(f"- {plain(note)}")
         for key, value in audit.selection.items():
             st.markdown(f"- {plain(key)}: {plain(value)}")

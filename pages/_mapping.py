@@ -65,7 +65,8 @@ def mapping_form(upload) -> tuple[str, dict[str, str], dict[str, str]] | None:
     if kind == "votes":
         columns.update(_pair_and_annotators(raw, guesses))
     outcomes = _outcome_form(raw, columns, proposal.outcomes if proposal else {}) if kind == "votes" else {}
-    missing = [c for c in REQUIRED[kind] if c not in columns and not (c in ("model_a", "model_b") and "pair" in columns)]
+    missing = [c for c in REQUIRED[kind]
+               if c not in columns and not (c in ("model_a", "model_b") and "pair" in columns)]
     if missing:
         st.warning(f"Choose the column for: {', '.join(missing)}.")
         return None

@@ -5,6 +5,9 @@ from __future__ import annotations
 import importlib
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +16,8 @@ from core.store import Dataset, Store, default_db_path
 
 ACTIVE = "active_dataset"  # session key: id of the dataset the analysis pages work on
 PENDING = "pending_active_dataset"  # set before a rerun; applied before the selector is drawn
+ROUTER = Path(__file__).resolve().parents[1] / "app.py"  # st.navigation over pages/ and the sidebar
+_routing = threading.local()  # depth of routed() in this script thread: > 0 while app.py runs a page
 _MARKDOWN = re.compile(r"([\\`*_\[\]$~:<])")  # what can format inline text: emphasis, links, math, emoji, code
 
 
@@ -39,15 +44,28 @@ def load_dataset(db_path: str, dataset_id: int, sha256: str, columns: tuple[str,
         return store.load(dataset_id, list(columns) if columns else None, limit=limit)
 
 
-def through_router() -> None:
-    """Call first in every page. When the first request a fresh server gets is a page's own URL,
-    Streamlit runs that file straight from pages/ (its older multipage mode) without app.py: no
-    sidebar, no page config. Leave that mode and rerun, which goes through the router."""
-    from streamlit.runtime.pages_manager import PagesManager
+@contextmanager
+def routed() -> Iterator[None]:
+    """app.py runs the chosen page inside this block, so the page knows the router has drawn around it."""
+    _routing.depth = getattr(_routing, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _routing.depth -= 1
 
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
+
+def through_router() -> None:
+    """Call first in every page. Streamlit runs a file of pages/ by itself, without app.py (no sidebar, no
+    page config), when it is a fresh server's first request (its older pages-folder mode, which the first
+    ``st.navigation`` call ends). Such a run executes app.py here, which draws the sidebar and this page
+    through ``st.navigation``, then stops the bare run. Nothing is rerun, so the run's click is not lost."""
+    if getattr(_routing, "depth", 0):
+        return
+    # As Streamlit runs a page: a fresh namespace named __main__ (runpy would swap sys.modules["__main__"],
+    # which other sessions' threads share).
+    exec(compile(ROUTER.read_text(encoding="utf-8"), str(ROUTER), "exec"),  # noqa: S102 - our own router
+         {"__name__": "__main__", "__file__": str(ROUTER)})
+    st.stop()
 
 
 def dataset_picker() -> Dataset | None:
@@ -81,8 +99,9 @@ def active_dataset(kind: str | None = None) -> Dataset | None:
     return current
 
 
-_ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality", "core.annotators.agreement",
-                     "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias", "core.report")
+_ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality",
+                     "core.annotators.agreement", "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias",
+                     "core.report")
 _warming: list[threading.Thread] = []
 
 

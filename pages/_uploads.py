@@ -17,7 +17,8 @@ def lm_eval_request() -> Request | None:
     files = st.file_uploader("lm-evaluation-harness results: one JSON file per model", type=["json"],
                              accept_multiple_files=True, key="lm_eval_files")
     metric = st.text_input("Metric", value="acc", key="lm_eval_metric",
-                           help="read this metric of every task (acc, acc_norm, exact_match …); other tasks are left out")
+                           help="read this metric of every task (acc, acc_norm, exact_match …); "
+                                "other tasks are left out")
     if files and st.button("Validate and store these files", key="lm_eval_store"):
         return (lambda: load_lm_eval(files, metric=metric.strip() or "acc")), tuple(f.file_id for f in files)
     return None

@@ -12,10 +12,9 @@ from contextlib import closing
 
 import streamlit as st
 
-from core.campaign import (CHOICES, CampaignError, ServedItem, TokenError, campaign_for_token, record_vote,
-                           serve_next, throttle)
+from core.campaign import CHOICES, ServedItem, record_vote, serve_next, throttle
 from core.campaign.headings import demote_headings
-from core.campaign.store import token_hash
+from core.campaign.store import CampaignError, TokenError, campaign_for_token, token_hash
 from core.store.connection import connect, default_db_path
 
 TOKEN_KEY = "vote_token"

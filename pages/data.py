@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from core.samples.demo import ensure_samples
 from core.annotators.golden_names import plain_frame
 from core.io import MISSING_RULES, READ_KINDS, InputError, load
+from core.samples.demo import ensure_samples
 from pages._campaign_admin import campaign_section
 from pages._mapping import mapping_form
-from pages._uploads import current_ids, lm_eval_request, matrix_request
 from pages._shared import list_datasets, load_dataset, open_store, plain, select_after_rerun, through_router
+from pages._uploads import current_ids, lm_eval_request, matrix_request
 
 through_router()
 st.title("Data")

@@ -7,8 +7,17 @@ import streamlit as st
 from core.campaign import TokenError
 from pages._screen_clock import screen_clock
 from pages._shared import through_router
-from pages._vote_parts import (FLASH_KEY, NOT_VALID, admitted, current_item, forget_token, show_item, show_progress,
-                               token_gate, vote_form)
+from pages._vote_parts import (
+    FLASH_KEY,
+    NOT_VALID,
+    admitted,
+    current_item,
+    forget_token,
+    show_item,
+    show_progress,
+    token_gate,
+    vote_form,
+)
 
 through_router()
 st.title("Vote")

@@ -10,20 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.samples.demo import ensure_samples
 from core.store import Store
-from tests.test_app_data import _RouterPagesManager, run
+from tests.test_app_data import run
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
 
 
 @pytest.fixture
-def app_router(db_path, monkeypatch) -> str:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+def app_router(db_path) -> str:
     return APP
 
 

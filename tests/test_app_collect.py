@@ -1,4 +1,4 @@
-"""The Collect page through a router like app.py's, with AppTest, against fake OpenAI-compatible servers.
+"""The Collect page through the router (app.py), with AppTest, against fake OpenAI-compatible servers.
 
 A run starts as a background process: the tests wait for it in the store (as a person would watch the
 page), and every process they start is stopped (``no_process_left``)."""
@@ -10,41 +10,27 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.campaign import get_campaign
 from core.store.connection import connect
 from core.collect import CollectStore
 from tests.fake_openai import FakeOpenAI, Fault
-from tests.test_app_data import _RouterPagesManager, click, run, texts
+from tests.app_pages import APP
+from tests.test_app_data import click, run, texts
 from tests.test_collect_jobs import no_process_left, read_job, wait_until  # noqa: F401 - a fixture
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "EVALBOARD_TEST_PAGE_KEY"
 UNSET_ENV = "EVALBOARD_TEST_PAGE_UNSET_KEY"
 SECRET = "sk-page-0c7d-never-shown"
-ROUTER = '''
-import sys
-sys.path.insert(0, {repo!r})
-import streamlit as st
-
-PAGES = [
-    st.Page({data!r}, title="Data", url_path="data"),
-    st.Page({collect!r}, title="Collect", url_path="collect", default=True),
-]
-st.navigation(PAGES).run()
-'''
 QUERIES = b"query_id,prompt,category\nq1,What is 2+2?,math\nq2,Name a colour.,misc\nq3,Say hi.,misc\n"
 
 
 @pytest.fixture
-def router(tmp_path, db_path, monkeypatch) -> str:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
-    path = tmp_path / "router.py"
-    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"),
-                                  collect=str(REPO / "pages" / "collect.py")))
-    return str(path)
+def router(db_path) -> str:
+    """The real router, on a fresh store."""
+    return APP
 
 
 @pytest.fixture
@@ -65,7 +51,9 @@ def models_toml(servers, second_key: str = KEY_ENV) -> bytes:
 
 
 def page(router: str, models: bytes | None = None, queries: bytes | None = QUERIES) -> AppTest:
-    at = run(AppTest.from_file(router, default_timeout=60))
+    at = AppTest.from_file(router, default_timeout=60)
+    at.switch_page(str(REPO / "pages" / "collect.py"))
+    at = run(at)
     if models is not None:
         at.file_uploader(key="collect_models_upload").set_value(("models.toml", models, "application/toml"))
     if queries is not None:

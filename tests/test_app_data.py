@@ -14,8 +14,6 @@ from pathlib import Path
 import pandas as pd
 import pandas.testing as pdt
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.errors import AppTestError
 
@@ -35,22 +33,8 @@ RUNS_CSV = (b"model_id,task_id,metric_name,score\nm1,t1,acc,0.5\nm1,t2,acc,0.75\
             b"m2,t2,acc,1.0\n")
 
 
-class _RouterPagesManager(PagesManager):
-    """AppTest makes a new PagesManager before every run and resets ``uses_pages_directory``, so
-    every run would start in Streamlit's older pages/-folder mode, where pages.data's
-    ``through_router`` reruns (dropping the click being tested). A real server leaves that mode for
-    good at its first ``st.navigation`` call (tests/test_browser.py checks the first request);
-    this puts AppTest in that steady state.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-
 @pytest.fixture
-def at(db_path, monkeypatch) -> AppTest:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
+def at(db_path) -> AppTest:
     app = AppTest.from_file(APP, default_timeout=60)
     return run(app)
 

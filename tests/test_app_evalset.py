@@ -1,4 +1,4 @@
-"""The Eval set page through a router written to tmp_path (Data default, Eval set added), with AppTest:
+"""The Eval set page through the router (app.py), with AppTest:
 offline path end to end (upload, prepare, exclude, select, reject, store), bad input, and one build
 against the fake model server."""
 
@@ -7,37 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.evalset.demo_pool import demo_pool
 from core.evalset.store import list_sets, load, load_reserves
 from tests.fake_openai import FakeOpenAI
-from tests.test_app_data import _RouterPagesManager, run, texts
+from tests.app_pages import APP
+from tests.test_app_data import run, texts
 from tests.test_evalset_llm import responder
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = str(REPO / "pages" / "evalset.py")
-ROUTER = '''
-import sys
-sys.path.insert(0, {repo!r})
-import streamlit as st
-
-st.set_page_config(page_title="EvalBoard", layout="wide")
-PAGES = [
-    st.Page({data!r}, title="Data", url_path="data", default=True),
-    st.Page({page!r}, title="Eval set", url_path="evalset"),
-]
-st.navigation(PAGES).run()
-'''
 
 
 @pytest.fixture
-def router(tmp_path, db_path, monkeypatch) -> str:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
-    path = tmp_path / "router.py"
-    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"), page=PAGE))
-    return str(path)
+def router(db_path) -> str:
+    """The real router, on a fresh store."""
+    return APP
 
 
 def page(router: str) -> AppTest:
@@ -109,7 +95,7 @@ def test_offline_build_exclude_review_and_store(router, db_path):
     after = frames(at)[1]
     assert len(after) == len(selected) and not set(victims) & set(after["query_id"])
     assert (after["reason"].str.startswith("replacement: rejected")).sum() >= 2
-    assert "zzz" in texts(at.info)[-1]
+    assert "zzz" in texts(at.main.info)[-1]
     at.text_input(key="evs_name").set_value("reviewed")
     at = click(at, "evs_store")
     assert "Stored as eval set reviewed" in texts(at.success)[-1]

@@ -1,7 +1,7 @@
-"""The Leaderboard page, driven through a router that mirrors app.py with the page added.
+"""The Leaderboard page, driven through the router (app.py) with AppTest.
 
-Like tests/test_app_data.py: a fresh store per test (``db_path``), AppTest in the router's steady
-state (``_RouterPagesManager``), widgets addressed by key, no exception after any run.
+Like tests/test_app_data.py: a fresh store per test (``db_path``), widgets addressed by key, no exception
+after any run.
 """
 
 from __future__ import annotations
@@ -9,35 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.samples.demo import ensure_samples
 from core.io import load
 from core.store import Store
 from tests.conftest import shared_file
-from tests.test_app_data import _RouterPagesManager, texts
+from tests.app_pages import APP
+from tests.test_app_data import texts
 
 REPO = Path(__file__).resolve().parents[1]
-
-ROUTER = '''
-import streamlit as st
-
-from pages._shared import dataset_picker
-
-st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
-
-PAGES = [
-    st.Page({data!r}, title="Data", icon="🗂️", url_path="data"),
-    st.Page({board!r}, title="Leaderboard", url_path="leaderboard", default=True),
-]
-
-navigation = st.navigation(PAGES)
-with st.sidebar:
-    st.caption("EvalBoard — rankings you can defend")
-    dataset_picker()
-navigation.run()
-'''
 
 # mean ranks x first (0.33 vs 0.20), win rate ranks y first (2 of 3 tasks)
 DISAGREE_CSV = (b"model_id,task_id,metric_name,score\nx,t1,acc,1.0\nx,t2,acc,0.0\nx,t3,acc,0.0\n"
@@ -48,12 +29,10 @@ VOTES_CSV = b"model_a,model_b,winner\nalpha,beta,model_a\nbeta,gamma,model_b\n"
 
 
 @pytest.fixture
-def app(db_path, tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
-    router = tmp_path / "router.py"
-    router.write_text(ROUTER.format(data=str(REPO / "pages" / "data.py"),
-                                    board=str(REPO / "pages" / "leaderboard.py")), encoding="utf-8")
-    return AppTest.from_file(str(router), default_timeout=60)
+def app(db_path) -> AppTest:
+    """The real router switched to the Leaderboard page, on a fresh store (not run yet)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    return at.switch_page(str(REPO / "pages" / "leaderboard.py"))
 
 
 def run(at: AppTest) -> AppTest:

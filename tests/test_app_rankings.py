@@ -1,7 +1,6 @@
-"""The Rankings page, driven through a router like app.py's (Data default, Rankings added) with AppTest.
+"""The Rankings page, driven through the router (app.py) with AppTest.
 
-The router is written to tmp_path so app.py stays as it is; widgets are addressed by key and every run
-must end without an exception.
+Widgets are addressed by key and every run must end without an exception.
 """
 
 from __future__ import annotations
@@ -9,41 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.samples.demo import ensure_samples
 from core.io import load
 from core.store import Store
-from tests.test_app_data import _RouterPagesManager, run, texts
+from tests.app_pages import APP
+from tests.test_app_data import run, texts
 
 REPO = Path(__file__).resolve().parents[1]
-ROUTER = '''
-import sys
-sys.path.insert(0, {repo!r})
-import streamlit as st
-from pages._filters import sidebar_filters
-from pages._shared import dataset_picker
-
-st.set_page_config(page_title="EvalBoard", page_icon="📊", layout="wide")
-PAGES = [
-    st.Page({data!r}, title="Data", icon="🗂️", url_path="data", default=True),
-    st.Page({rankings!r}, title="Rankings", url_path="rankings"),
-]
-navigation = st.navigation(PAGES)
-with st.sidebar:
-    sidebar_filters(dataset_picker())  # as app.py: the filters and the annotator policy of every page
-navigation.run()
-'''
 
 
 @pytest.fixture
-def router(tmp_path, db_path, monkeypatch) -> str:
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
-    path = tmp_path / "router.py"
-    path.write_text(ROUTER.format(repo=str(REPO), data=str(REPO / "pages" / "data.py"),
-                                  rankings=str(REPO / "pages" / "rankings.py")))
-    return str(path)
+def router(db_path) -> str:
+    """The real router, on a fresh store."""
+    return APP
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import secrets
 from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
 from streamlit.testing.v1 import AppTest
 
 from core.campaign import (create_campaign, issue_tokens, publish, read_answers, read_golden,
@@ -15,7 +14,7 @@ from core.store.connection import connect
 from core.io import load
 from core.store import Store
 from tests.app_pages import APP
-from tests.test_app_data import _RouterPagesManager, run, texts
+from tests.test_app_data import run, texts
 
 REPO = Path(__file__).resolve().parents[1]
 APP = str(REPO / "app.py")
@@ -37,7 +36,6 @@ def fixed_tokens(monkeypatch):
 
 @pytest.fixture
 def app(db_path, monkeypatch):
-    monkeypatch.setattr(app_test_module, "PagesManager", _RouterPagesManager)
     monkeypatch.delenv("EVALBOARD_MODE", raising=False)
 
 

@@ -69,6 +69,17 @@ class Audit:
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), indent=2, ensure_ascii=False, default=str)
 
+    def stage_rows(self) -> list[dict]:
+        """One row per stage for a table: counts in and out, drops as ``reason: count; …``, model calls."""
+        return [{"stage": s.stage, "method": s.method, "in": s.n_in, "out": s.n_out,
+                 "dropped": "; ".join(f"{k}: {v:,}" for k, v in s.dropped.items()),
+                 "model calls": s.calls.get("calls", 0), "failed calls": s.calls.get("failed", 0)}
+                for s in self.stages]
+
+    def stage_notes(self) -> list[str]:
+        """Every stage's notes, each as ``stage: note``."""
+        return [f"{s.stage}: {n}" for s in self.stages for n in s.notes]
+
     def to_markdown(self) -> str:
         lines = ["# Eval-set build audit", ""]
         if self.settings:
