@@ -28,11 +28,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from scipy.stats import kendalltau
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from core.io.style_features import SIDE_COLUMNS, pair_features  # noqa: E402
 from core.ranking.style_fit import fit_style  # noqa: E402
+from core.samples.style import PLANTED_FEATURES, style_votes  # noqa: E402
 
 OUT = HERE / "out"
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
@@ -204,20 +206,15 @@ def features(n: int, repeats: int) -> dict:
 
 
 def simulation(seeds: int) -> dict:
-    sys.path.insert(0, str(HERE.parent))
-    from scipy.stats import kendalltau
-
-    from tests.test_style_fit import simulate
-
     covered, tau_c, tau_p = np.zeros(2), [], []
     for seed in range(seeds):
-        left, right, y, sides, theta, beta = simulate(seed)
-        names = [f"m{i}" for i in range(len(theta))]
-        fit = fit_style(left, right, y, sides, names, features=("length", "lists"))
-        plain = fit_style(left, right, y, sides, names, features=())
-        covered += (fit.beta_low <= beta) & (beta <= fit.beta_high)
-        tau_c.append(kendalltau(fit.theta, theta).statistic)
-        tau_p.append(kendalltau(plain.theta, theta).statistic)
+        votes = style_votes(seed)
+        names = [f"m{i}" for i in range(len(votes.theta))]
+        fit = fit_style(votes.left, votes.right, votes.y, votes.sides, names, features=PLANTED_FEATURES)
+        plain = fit_style(votes.left, votes.right, votes.y, votes.sides, names, features=())
+        covered += (fit.beta_low <= votes.beta) & (votes.beta <= fit.beta_high)
+        tau_c.append(kendalltau(fit.theta, votes.theta).statistic)
+        tau_p.append(kendalltau(plain.theta, votes.theta).statistic)
     report = {"seeds": seeds, "coverage_length": covered[0] / seeds, "coverage_lists": covered[1] / seeds,
               "kendall_tau_controlled": float(np.mean(tau_c)), "kendall_tau_plain": float(np.mean(tau_p))}
     print(f"\n== simulation: {seeds} seeds ==\n  95% CI coverage: length {report['coverage_length']:.3f}, lists "

@@ -27,6 +27,8 @@ import time
 
 import numpy as np
 import pandas as pd
+from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
+from arena_rank.utils.data_utils import ContextualPairDataset
 
 
 def main() -> None:
@@ -35,9 +37,6 @@ def main() -> None:
     parser.add_argument("out")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    from arena_rank.models.contextual_bradley_terry import ContextualBradleyTerry
-    from arena_rank.utils.data_utils import ContextualPairDataset
-
     data = np.load(args.data)
     left, right, y, d = data["left"], data["right"], data["y"], data["d"]
     k = int(max(left.max(), right.max())) + 1

@@ -11,6 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from core.io import style_features
 from core.io.style_features import SIDE_COLUMNS, STYLE_FEATURES, StyleFeatureError, answer_features, pair_features
 
 
@@ -96,10 +97,8 @@ def test_bad_input_is_named():
 def test_chunks_and_neighbouring_texts_do_not_interact(monkeypatch):
     """Texts are contiguous in memory: a run of '*' or '_' ending one text and starting the next, or a
     fence left open at the end of one, must not leak into its neighbour; nor may chunk borders."""
-    import core.io.style_features as module
-
     texts = ["a _", "_b__ __", "x**", "**y** **", "```", "# h", "~~~\n", "- l"] * 5
-    monkeypatch.setattr(module, "ROWS_PER_CHUNK", 3)
+    monkeypatch.setattr(style_features, "ROWS_PER_CHUNK", 3)
     got = answer_features(texts).to_numpy()
     assert (got == np.array([reference(t) for t in texts])).all()
 

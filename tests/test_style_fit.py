@@ -17,6 +17,7 @@ from core.ranking.covariates import fit_adjusted, style_features
 from core.ranking.style_bootstrap import bootstrap, collapse
 from core.ranking.style_fit import fit_style
 from core.ranking.style_model import StyleInputError, fit_rows, style_design, style_rows
+from core.samples.style import PLANTED_FEATURES, style_votes
 from tests.conftest import shared_file
 
 FIT_ATOL = 1e-6  # issue: θ and β equal the independent maximiser's to 1e-6
@@ -251,39 +252,18 @@ def test_collapsing_identical_votes_keeps_the_fit():
     np.testing.assert_allclose(fit_rows(distinct, 1.0)[0], fit_rows(rows, 1.0)[0], atol=1e-10)
 
 
-def simulate(seed, n=3000, k=8, beta=(0.5, 0.3)):
-    """Stronger models write shorter, plainer answers, and voters like long, list-heavy ones: plain BT
-    is biased towards the verbose models; the controlled fit should see through it."""
-    rng = np.random.default_rng(seed)
-    theta = np.linspace(0.8, -0.8, k)
-    verbosity = -theta + rng.normal(0, 0.3, k)
-    left = rng.integers(0, k, n)
-    right = (left + rng.integers(1, k, n)) % k
-    length = {m: rng.lognormal(6 + 0.5 * verbosity[m], 0.4, n) for m in range(k)}
-    lists = {m: rng.poisson(np.exp(1 + 0.5 * verbosity[m]), n) for m in range(k)}
-    rows = np.arange(n)
-    sides = {"length": (np.array([length[m][i] for m, i in zip(left, rows)]),
-                        np.array([length[m][i] for m, i in zip(right, rows)])),
-             "lists": (np.array([lists[m][i] for m, i in zip(left, rows)], float),
-                       np.array([lists[m][i] for m, i in zip(right, rows)], float))}
-    z = style_design(sides, n, ("length", "lists")).z
-    p = 1 / (1 + np.exp(-(theta[left] - theta[right] + z @ np.array(beta))))
-    y = (rng.random(n) < p).astype(float)
-    return left, right, y, sides, theta, np.array(beta)
-
-
 def test_simulation_recovers_planted_effects_and_the_true_order():
-    """30 seeds here (bench/bench_style_simulation.py runs 200): each β's 95% sandwich CI covers the
+    """30 seeds here (bench/bench_style.py --sections simulation runs 200): each β's 95% sandwich CI covers the
     planted value in ≥ 90% of seeds, and the controlled ranking is closer to the true order than plain BT."""
     covered, tau_controlled, tau_plain = np.zeros(2), [], []
     seeds = range(30)
     for seed in seeds:
-        left, right, y, sides, theta, beta = simulate(seed)
-        names = [f"m{i}" for i in range(len(theta))]
-        fit = fit_style(left, right, y, sides, names, features=("length", "lists"))
-        plain = fit_style(left, right, y, sides, names, features=())
-        covered += (fit.beta_low <= beta) & (beta <= fit.beta_high)
-        tau_controlled.append(kendalltau(fit.theta, theta).statistic)
-        tau_plain.append(kendalltau(plain.theta, theta).statistic)
+        votes = style_votes(seed)
+        names = [f"m{i}" for i in range(len(votes.theta))]
+        fit = fit_style(votes.left, votes.right, votes.y, votes.sides, names, features=PLANTED_FEATURES)
+        plain = fit_style(votes.left, votes.right, votes.y, votes.sides, names, features=())
+        covered += (fit.beta_low <= votes.beta) & (votes.beta <= fit.beta_high)
+        tau_controlled.append(kendalltau(fit.theta, votes.theta).statistic)
+        tau_plain.append(kendalltau(plain.theta, votes.theta).statistic)
     assert np.all(covered >= 0.9 * len(seeds)), covered
     assert np.mean(tau_controlled) > np.mean(tau_plain) + 0.1, (np.mean(tau_controlled), np.mean(tau_plain))
