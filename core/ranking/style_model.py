@@ -44,7 +44,9 @@ from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE, NONIDENTIFIABLE_PRIO
 STYLE_FEATURES = ("length", "headers", "lists", "bold")
 POSITION = "position"
 DEFAULT_PENALTY = 1.0
-NEWTON_TOL = 1e-10  # largest parameter step at which Newton stops (quadratic convergence: error ~ step²)
+# Newton stops after a full step smaller than this; convergence is quadratic, so the error left after
+# that step is ~ its square (≈ 1e-14), as for core.ranking.bradley_terry's Newton solver.
+NEWTON_TOL = 1e-7
 NEWTON_MAX_ITER = 100
 MAX_STEP = 5.0  # cap on |Δ| per Newton step, so a cold start cannot overshoot into overflow
 MAX_HALVINGS = 60
@@ -146,7 +148,8 @@ def style_rows(left, right, y, z, n_models: int, *, count=None, weight=None) -> 
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (n,) or not np.all((y >= 0) & (y <= 1)):
         raise StyleInputError(f"`y` must be {n:,} scores in [0, 1] (1 = left won, ½ = tie)")
-    z = np.asarray(z, dtype=np.float64).reshape(n, -1)
+    # column-major: every pass reads one feature column at a time (zβ, zᵀg), 3–4× faster than row-major
+    z = np.asfortranarray(np.asarray(z, dtype=np.float64).reshape(n, -1))
     if not np.all(np.isfinite(z)):
         raise StyleInputError("`z` must be finite")
     count = np.ones(n) if count is None else np.asarray(count, dtype=np.float64)
@@ -189,26 +192,28 @@ def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | N
     free = np.arange(k + p) if prior > 0 else np.arange(1, k + p)  # without a prior θ₀ ≡ 0 fixes the shift
     b = np.zeros(k + p) if start is None else np.array(start, dtype=np.float64)
     b[:k] -= b[0] if prior == 0 else 0.0
-    value = objective(rows, b, penalty, prior, cw)[0]
+    value, grad, hess = objective(rows, b, penalty, prior, cw)
     for iteration in range(1, max_iter + 1):
-        _, grad, hess = objective(rows, b, penalty, prior, cw)
         step = np.zeros_like(b)
         step[free] = np.linalg.solve(-hess[np.ix_(free, free)], grad[free])
         step *= min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-300))
+        full_step = True
         for _ in range(MAX_HALVINGS):  # the objective is concave: halving finds an ascent
-            trial = objective(rows, b + step, penalty, prior, cw, value_only=True)[0]
-            if trial >= value - 1e-12 * abs(value):
+            trial = objective(rows, b + step, penalty, prior, cw)
+            if trial[0] >= value - 1e-12 * abs(value):
                 break
             step /= 2
-        b, value = b + step, trial
-        if np.abs(step).max() < tol:
+            full_step = False
+        b = b + step
+        value, grad, hess = trial  # the next iteration starts from the accepted point's derivatives
+        if full_step and np.abs(step).max() < tol:
             b[:k] -= b[:k].mean()
             return b, prior, iteration
     raise ConvergenceError(f"the style-controlled fit did not converge to tol={tol} (with penalty {penalty:g} "
                            "the features may separate the outcomes)", max_iter)
 
 
-def objective(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw=None, value_only: bool = False):
+def objective(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw=None):
     """Penalised log-likelihood, its gradient and Hessian in b = (θ, β); sums by model and by pair
     (bincount) so no n × (K + p) design matrix is built."""
     k, z = rows.n_models, rows.z
@@ -218,8 +223,6 @@ def objective(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw=N
     value = float(cw @ (rows.y * eta - np.logaddexp(0.0, eta))) - 0.5 * penalty * float(beta @ beta)
     if prior > 0:
         value += prior * float(np.sum(-np.logaddexp(0.0, -theta) - np.logaddexp(0.0, theta)))
-    if value_only:
-        return value, None, None
     mu = 0.5 * (1.0 + np.tanh(0.5 * eta))
     grad, hess = _score_and_information(rows, cw * (rows.y - mu), cw * mu * (1 - mu))
     grad[k:] -= penalty * beta
@@ -235,7 +238,7 @@ def gradient(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw: n
     """Gradient of the penalised objective alone: a third of the work of :func:`objective`."""
     k = rows.n_models
     theta, beta = b[:k], b[k:]
-    eta = theta[rows.left] - theta[rows.right] + rows.z @ beta
+    eta = np.take(theta, rows.left) - np.take(theta, rows.right) + rows.z @ beta
     g = cw * (rows.y - 0.5 * (1.0 + np.tanh(0.5 * eta)))
     grad = np.empty_like(b)
     grad[:k] = np.bincount(rows.left, g, k) - np.bincount(rows.right, g, k)
