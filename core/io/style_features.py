@@ -135,24 +135,24 @@ class _Lines:
         self.start = np.flatnonzero(is_start[:-1])
         # 'right' − 1: among texts starting at the same offset (empty ones first) the non-empty one
         self.text = np.searchsorted(offsets, self.start, side="right") - 1
-        self.text_end = offsets[self.text + 1]
-        after = np.searchsorted(self.newlines, self.start)
-        next_newline = np.append(self.newlines, len(data))[after]
-        self.end = np.minimum(next_newline, self.text_end)
+        # A line runs to the next line's start, less the newline before it if there is one (there is
+        # none where the next line is the next text's first and this text has no final newline).
+        following = np.append(self.start[1:], len(data))
+        self.end = following - (data[following - 1] == NEWLINE)
         self.first = _advance(data, self.start, self.end, BLANK)
 
 
 def _code_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """Lines inside fenced code blocks, fence lines included (an unclosed block runs to the text's end)."""
-    p = lines.first
-    fence = p + 3 <= lines.end
+    candidates = np.flatnonzero(np.isin(_byte(data, lines.first), FENCE_CHARS))
+    p, end = lines.first[candidates], lines.end[candidates]
     b0, b1, b2 = (_byte(data, p + k) for k in range(3))
-    fence &= (b0 == b1) & (b1 == b2) & np.isin(b0, FENCE_CHARS)
-    index = np.flatnonzero(fence)
-    code = np.zeros(len(p), dtype=bool)
+    index = candidates[(p + 3 <= end) & (b0 == b1) & (b1 == b2)]
+    b0 = _byte(data, lines.first[index])
+    code = np.zeros(len(lines.start), dtype=bool)
     if not index.size:
         return code
-    kind, text = b0[index], lines.text[index]
+    kind, text = b0, lines.text[index]
     first_of_text = np.r_[True, text[1:] != text[:-1]]
     group = np.cumsum(first_of_text) - 1
     mixed = np.zeros(group[-1] + 1, dtype=bool)
@@ -168,7 +168,7 @@ def _code_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     opens, close = np.r_[opens, mixed_open], np.r_[close, mixed_close]
     last_line_of_text = np.searchsorted(lines.text, lines.text[opens], side="right") - 1
     close = np.where(close < 0, last_line_of_text, close)
-    change = np.zeros(len(p) + 1, dtype=np.int64)  # +1 where a block starts, −1 after it ends
+    change = np.zeros(len(code) + 1, dtype=np.int64)  # +1 where a block starts, −1 after it ends
     np.add.at(change, opens, 1)
     np.add.at(change, close + 1, -1)
     return np.cumsum(change[:-1]) > 0
@@ -195,19 +195,26 @@ def _mixed_fence_pairs(index: np.ndarray, kind: np.ndarray, text: np.ndarray) ->
 
 def _header_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """1–6 ``#`` at the very start of the line, then a space or tab."""
-    start, end = lines.start, lines.end
+    found = np.zeros(len(lines.start), dtype=bool)
+    candidates = np.flatnonzero(_byte(data, lines.start) == HASH)
+    start, end = lines.start[candidates], lines.end[candidates]
     hashes = _advance(data, start, np.minimum(end, start + MAX_HEADER_LEVEL + 1), np.arange(256) == HASH) - start
     after = start + hashes
-    return (hashes >= 1) & (hashes <= MAX_HEADER_LEVEL) & (after < end) & BLANK[_byte(data, after)]
+    found[candidates] = (hashes <= MAX_HEADER_LEVEL) & (after < end) & BLANK[_byte(data, after)]
+    return found
 
 
 def _list_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """After spaces/tabs: ``-``, ``*`` or ``+``, or digits then ``.`` or ``)``; then a space or tab."""
-    p, end = lines.first, lines.end
+    found = np.zeros(len(lines.start), dtype=bool)
+    lead = _byte(data, lines.first)
+    candidates = np.flatnonzero(BULLET[lead] | DIGIT[lead])
+    p, end = lines.first[candidates], lines.end[candidates]
     bullet = (p + 1 < end) & BULLET[_byte(data, p)] & BLANK[_byte(data, p + 1)]
     q = _advance(data, p, end, DIGIT)
     number = (q > p) & (q + 1 < end) & NUMBER_END[_byte(data, q)] & BLANK[_byte(data, q + 1)]
-    return bullet | number
+    found[candidates] = bullet | number
+    return found
 
 
 def _bold_spans(data: np.ndarray, lines: _Lines, code: np.ndarray, mark: int) -> np.ndarray:
