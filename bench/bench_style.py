@@ -157,10 +157,12 @@ def speed(n: int, k: int, repeats: int, replicates: int, peers: bool) -> dict:
         peer = run_peer(left, right, y, d, f"speed_{n}", repeats)
         if peer:
             report["arena_rank"] = {"fit_sandwich_s": peer["fit_sandwich_s"], "cold_s": peer["cold_s"],
+                                    "fit_sandwich_cpu_s": peer.get("fit_sandwich_cpu_s"),
                                     "times_s": peer["times_s"], "prepare_s": peer["prepare_s"],
                                     "max_abs_elo_diff": float(np.abs(np.array(peer["elo"]) - fit.elo).max())}
             report["speedup"] = peer["fit_sandwich_s"] / report["fit_sandwich_s"]
-            print(f"  arena-rank fit + sandwich: median {peer['fit_sandwich_s']:.2f} s (cold {peer['cold_s']:.1f} s); "
+            print(f"  arena-rank fit + sandwich: median {peer['fit_sandwich_s']:.2f} s (cpu "
+                  f"{peer.get('fit_sandwich_cpu_s', float('nan')):.2f} s; cold {peer['cold_s']:.1f} s); "
                   f"ours is {report['speedup']:.1f}x faster; max |Elo diff| {report['arena_rank']['max_abs_elo_diff']:.4f}")
     return report
 

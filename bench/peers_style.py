@@ -15,7 +15,8 @@ IN.npz holds ``left, right`` (indices into the sorted model names), ``y`` (left 
 * ties: outcome ½ (its ``default_outcome_map``), as ours.
 Ratings are centred (Σθ = 0) before they are written; L-BFGS from θ = 0 keeps Σθ = 0 up to rounding.
 Timing: ``compute_ratings_and_cis(ci_method="sandwich")`` on a fresh model (fit + sandwich), median of
-``--repeats`` after one untimed call that pays JAX's tracing and compilation (reported as ``cold_s``).
+``--repeats`` after one untimed call that pays JAX's tracing and compilation (reported as ``cold_s``);
+wall-clock and the process's CPU time (all of JAX's threads).
 """
 
 from __future__ import annotations
@@ -53,21 +54,23 @@ def main() -> None:
 
     def run():
         model = ContextualBradleyTerry(k, d.shape[1], init_rating=1500.0, reg=reg)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = model.compute_ratings_and_cis(dataset, ci_method="sandwich")
         np.asarray(result["ratings"]).sum()  # JAX is asynchronous: wait for the values
-        return result, time.perf_counter() - start
+        return result, time.perf_counter() - start, time.process_time() - cpu
 
-    result, cold = run()
-    times = []
+    result, cold, _ = run()
+    times, cpu_times = [], []
     for _ in range(args.repeats):
-        result, seconds = run()
+        result, seconds, cpu_seconds = run()
         times.append(seconds)
+        cpu_times.append(cpu_seconds)
     ratings = np.asarray(result["ratings"], dtype=float)
     half_width = (np.asarray(result["rating_upper"]) - np.asarray(result["rating_lower"])) / 2
     json.dump({"competitors": list(result["competitors"]), "elo": (ratings - ratings.mean() + 1500.0).tolist(),
                "elo_half_width": half_width.tolist(), "coeffs": np.asarray(result["coeffs"], float).tolist(),
                "fit_sandwich_s": statistics.median(times), "times_s": times, "cold_s": cold,
+               "fit_sandwich_cpu_s": statistics.median(cpu_times), "cpu_times_s": cpu_times,
                "prepare_s": prepare_s, "reg": reg, "n": int(len(y))}, open(args.out, "w"))
 
 
