@@ -11,7 +11,6 @@ import streamlit as st
 from core.charts.evalset import length_figure
 from core.evalset.audit import LENGTH_COLUMNS, LENGTHS
 from core.evalset.pipeline import finish
-from core.evalset.state import Build
 from core.evalset.progress import ProgressEvent, throttled
 from core.evalset.results import check_sentence, drops, eval_set, to_csv
 from core.evalset.settings import BuildSettings, ModelConfig
