@@ -31,7 +31,8 @@ def _one_line_on_ctrl_c(kind, value, traceback) -> None:
 if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
     sys.excepthook = _one_line_on_ctrl_c  # only as the command: the dashboard keeps its own handling
 
-from core.errors import EvalBoardError, SettingError
+from core.commands.parsers import deferred
+from core.errors import EvalBoardError
 from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
     TIE_MODELS
 
@@ -158,34 +159,6 @@ def _input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--missing", choices=MISSING_RULES, default=DEFAULT_MISSING, help=MISSING_HELP)
 
 
-def read_input(args: argparse.Namespace) -> tuple[str, object]:
-    """(kind, frame) of a file, or of a stored dataset when no such file exists."""
-    from core.io import InputError, Problem, load, load_lm_eval, parse_pairs
-
-    path = Path(args.votes)
-    if path.is_dir() or args.kind == "lm_eval":
-        loaded = load_lm_eval([path], metric=getattr(args, "metric", None) or "acc", missing=args.missing)
-        return loaded.kind, loaded.frame
-    if path.exists():
-        loaded = load(path, kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), missing=args.missing)
-        return loaded.kind, loaded.frame
-    from core.store import DatasetNotFound, Store
-
-    with Store(args.db) as store:
-        try:
-            info = store.dataset(args.votes)
-        except DatasetNotFound as exc:
-            raise InputError(args.votes, [Problem((), "no such file, and no stored dataset of that name")],
-                             exc.hint or None) from None
-        frame = store.load(info.id)
-    if info.kind == "eval_runs" and args.missing != DEFAULT_MISSING:
-        from core.io.missing import apply_missing_rule
-
-        frame, _ = apply_missing_rule(frame, args.missing)  # cells left out at ingest now count 0
-    return info.kind, frame
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -201,157 +174,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
-    from core.io import load, load_lm_eval, parse_pairs
-    from core.store import Store
-
-    paths = [Path(f) for f in args.files]
-    lm_eval = args.kind == "lm_eval" or len(paths) > 1 or any(p.is_dir() for p in paths)
-    if lm_eval:
-        loaded = load_lm_eval(paths, metric=args.metric or "acc", missing=args.missing)
-    else:
-        loaded = load(paths[0], kind=args.kind, columns=parse_pairs(args.map, "--map"),
-                      outcomes=parse_pairs(args.outcome, "--outcome", empty_key=True), metric=args.metric,
-                      counts=args.counts, missing=args.missing)
-    with Store(args.db) as store:
-        result = store.ingest(loaded, name=args.name)
-    print(result.summary())
-    for note in loaded.notes:
-        print(f"  note: {note}")
-    return EXIT_OK
-
-
-def cmd_rank(args: argparse.Namespace) -> int:
-    from core.io import parse_pairs
-    from core.ranking.render import to_csv, to_json, to_markdown
-    from core.ranking.inputs import parse_by, rank_input
-    from core.ranking import RankSettings
-
-    anchor = None
-    if args.anchor:
-        name, rating = next(iter(parse_pairs([args.anchor], "--anchor").items()))
-        try:
-            anchor = (name, float(rating))
-        except ValueError:
-            raise SettingError(f"--anchor needs a number after '=', not {rating!r}") from None
-    settings = RankSettings(args.scheme, args.ties, args.ci, args.bootstrap, args.alpha, args.seed, anchor)
-    by = parse_by(args.by)
-    kind, frame = read_input(args)
-    result = rank_input(kind, frame, settings, by, args.policy, dimension=args.dimension)
-    render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
-    write_output(render(result, by), args.output)
-    return EXIT_OK
-
-
-def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from core.io import InputError, Problem
-    from core.leaderboard.aggregate import LeaderboardSettings, aggregate
-    from core.leaderboard.render import full_markdown as leaderboard_markdown
-    from core.leaderboard.render import to_json as leaderboard_json
-
-    settings = LeaderboardSettings(args.rank_by, args.bootstrap, args.alpha, args.seed, args.stratified, args.metric)
-    kind, frame = read_input(args)
-    if kind != "eval_runs":
-        raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}, not a score table: "
-                                                  "rank pairwise data with `evalboard rank`")])
-    result = aggregate(frame, settings)
-    write_output(leaderboard_json(result, args.missing) if args.format == "json" else
-                 leaderboard_markdown(result, args.missing), args.output)
-    return EXIT_OK
-
-
-def _votes_input(args: argparse.Namespace):
-    """The request's votes, prepared once (dimension, annotator policy: core.ranking.request)."""
-    from core.io import InputError, Problem
-    from core.ranking.request import prepare_votes
-
-    kind, frame = read_input(args)
-    if kind != "votes":
-        raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}; these diagnostics need "
-                                                  "individual votes")])
-    return prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha)
-
-
-def cmd_bias(args: argparse.Namespace) -> int:
-    from core.bias import render as bias_report
-    from core.bias.diagnose import diagnose
-
-    prepared = _votes_input(args)
-    report = diagnose(prepared.votes, alpha=args.alpha)
-    write_output(bias_report.to_json(report, prepared) if args.format == "json" else
-                 bias_report.to_markdown(report, prepared), args.output)
-    return EXIT_OK
-
-
-def cmd_annotators(args: argparse.Namespace) -> int:
-    from core.annotators import render as annotator_render
-    from core.annotators.report import build_prepared
-
-    report = build_prepared(_votes_input(args), alpha=args.alpha)
-    write_output(annotator_render.to_json(report) if args.format == "json" else
-                 annotator_render.to_markdown(report), args.output)
-    return EXIT_OK
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from core.report.build import build_report, read_report_input
-    from core.report.bundle import ReportSettings, terminal_progress
-
-    settings = ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy, args.dimension)
-    kind, frame, source = read_report_input(args)
-    result = build_report(kind, frame, args.out, settings, source, terminal_progress())
-    print(f"wrote {len(result.files)} files to {result.out_dir}"
-          + ("" if result.png else f" (no PNG: {result.png_note})"))
-    return EXIT_OK
-
-
-def write_output(text: str, output: str | None) -> None:
-    if output:
-        Path(output).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
-    else:
-        print(text)
-
-
-def cmd_datasets(args: argparse.Namespace) -> int:
-    from core.store import Store
-
-    with Store(args.db) as store:
-        rows = store.datasets()
-    if not rows:
-        print("no datasets stored; add one with: evalboard ingest FILE")
-        return EXIT_OK
-    print(f"{'id':>4}  {'kind':<14} {'rows':>10}  {'created (UTC)':<25} name")
-    for d in rows:
-        print(f"{d.id:>4}  {d.kind:<14} {d.rows:>10,}  {d.created_at:<25} {d.name}")
-    return EXIT_OK
-
-
-def cmd_delete(args: argparse.Namespace) -> int:
-    from core.store import Store
-
-    with Store(args.db) as store:
-        info = store.delete(args.dataset)
-    print(f"deleted dataset '{info.name}' (id {info.id}, {info.rows:,} rows)")
-    return EXIT_OK
-
-
-def cmd_samples(args: argparse.Namespace) -> int:
-    from core.samples.demo import ensure_samples
-    from core.store import Store
-
-    with Store(args.db) as store:
-        for result in ensure_samples(store):
-            print(result.summary())
-    return EXIT_OK
-
-
 # The human-evaluation workflow's commands (core.commands): each module's ``add_commands(subparsers)``
 # adds its subcommands and returns {name: handler(args) -> exit status}.
 WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.parsers",)
 
-COMMANDS = {"rank": cmd_rank, "leaderboard": cmd_leaderboard, "bias": cmd_bias, "annotators": cmd_annotators,
-            "report": cmd_report,
-            "ingest": cmd_ingest, "datasets": cmd_datasets, "delete": cmd_delete, "samples": cmd_samples}
+# Each handler's module is imported when its command runs, so that building the parser loads no command.
+COMMANDS = {name: deferred(f"core.commands.{module}", f"cmd_{name}") for name, module in (
+    ("rank", "rank"), ("leaderboard", "leaderboard"), ("bias", "diagnostics"), ("annotators", "diagnostics"),
+    ("report", "report"), ("ingest", "datasets"), ("datasets", "datasets"), ("delete", "datasets"),
+    ("samples", "datasets"))}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,6 +16,7 @@ that knows why, next to the reason; anything else is a bug that a test will catc
 
 from __future__ import annotations
 
+import csv
 import html
 import json
 import math
@@ -179,8 +180,6 @@ def csv_frame(frame: pd.DataFrame, *, header: bool = True) -> str:
     """The one CSV writer: ``frame`` without its index, ``\\n`` line ends, text cells (and column names)
     neutralised by :func:`csv_text`, numbers as they are, a missing value (None, NaN) as an empty cell.
     An infinite number has no CSV spelling that reads back as what it was: it is refused, naming the column."""
-    import csv
-
     out = frame.copy(deep=False)
     out.columns = [csv_text(str(c)) for c in frame.columns]
     bare_cr = any("\r" in c for c in out.columns)

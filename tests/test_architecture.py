@@ -33,6 +33,15 @@ DEFERRED_IMPORTS = {
     ("core.formats", "numpy"): "as pandas: `--help` must not load numpy (tests/test_cli_imports.py)",
     ("core.ranking.cells", "csr_matrix"): "`evalboard rank` of a file does not load scipy "
                                           "(tests/test_cli_imports.py); only large sparse inputs need it",
+    ("core.ranking.ties", "connected_components"): "scipy loads only for `--ties davidson` (tests/test_cli_imports.py)",
+    ("core.stats.newton", "LinAlgError"): "scipy loads only for the schemes that use Newton's method "
+                                          "(tests/test_cli_imports.py: plain BT of a file loads no scipy)",
+    ("core.stats.newton", "lstsq"): "as LinAlgError",
+    ("core.stats.newton", "solve"): "as LinAlgError",
+    ("core.stats.newton", "linprog"): "scipy loads only for the recession-direction check of the schemes that use it",
+    ("core.commands.source", "DatasetNotFound"): "the store (sqlite_utils) loads only for a stored dataset: ranking "
+                                                 "a file needs none of it (tests/test_cli_imports.py)",
+    ("core.commands.source", "Store"): "as DatasetNotFound",
 }
 
 

@@ -22,7 +22,7 @@ ARENA = str(SAMPLES_DIR / "arena_demo.csv")
 # Exceptions that are not the user's to fix, so they stay outside EvalBoardError (exit 1 in the CLI).
 INTERNAL = {
     "core.ranking.bradley_terry.ConvergenceError": "a solver that stops short is the software's to fix",
-    "core.store.connection.StoreBusy": "another process held the store: a moment's contention, not bad input",
+    "core.store.transactions.StoreBusy": "another process held the store: a moment's contention, not bad input",
     "core.formats.NonFiniteOutputError": "a NaN or inf reaching an output is a bug by definition",
     "core.llm.client.LLMError": "a model endpoint's failure, recorded per request by the collector",
 }

@@ -24,7 +24,7 @@ def add_commands(sub: argparse._SubParsersAction) -> dict[str, Callable[[argpars
     return {**_add_collect(sub), **_add_campaign(sub), **_add_evalset(sub)}
 
 
-def _deferred(module: str, function: str) -> Callable[[argparse.Namespace], int]:
+def deferred(module: str, function: str) -> Callable[[argparse.Namespace], int]:
     """The handler ``module.function``, imported when the command runs (so that building the parser does not)."""
     def handler(args: argparse.Namespace) -> int:
         return getattr(importlib.import_module(module), function)(args)
@@ -59,7 +59,7 @@ def _add_collect(sub: argparse._SubParsersAction) -> dict:
     export.add_argument("--raw", action="store_true", help="add answer_raw, the text before cleaning")
     for action in (run, status, export):
         action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
-    return {"collect": _deferred("core.commands.collect", "cmd_collect")}
+    return {"collect": deferred("core.commands.collect", "cmd_collect")}
 
 
 def _add_campaign(sub: argparse._SubParsersAction) -> dict:
@@ -106,7 +106,7 @@ def _add_campaign(sub: argparse._SubParsersAction) -> dict:
     pub.add_argument("name", metavar="NAME")
     for action in (create, tokens, status, pub):
         action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")
-    return {"campaign": _deferred("core.commands.campaign", "cmd_campaign")}
+    return {"campaign": deferred("core.commands.campaign", "cmd_campaign")}
 
 
 def _add_evalset(sub: argparse._SubParsersAction) -> dict:
@@ -153,4 +153,4 @@ def _add_evalset(sub: argparse._SubParsersAction) -> dict:
     show.add_argument("--reserves", action="store_true", help="print the set's reserves instead of its queries")
     listing = actions.add_parser("list", help="list stored eval sets")
     listing.add_argument("--db")
-    return {"evalset": _deferred("core.commands.evalset", "run")}
+    return {"evalset": deferred("core.commands.evalset", "run")}

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from core.errors import EvalBoardError
 
 STYLE_FEATURES = ("length", "headers", "lists", "bold")
 # Per-side columns a vote file may carry (any subset) or ingest computes from the texts.
@@ -51,7 +52,7 @@ FENCE_CHARS = (ord("`"), ord("~"))
 MAX_HEADER_LEVEL = 6
 
 
-class StyleFeatureError(ValueError):
+class StyleFeatureError(EvalBoardError, ValueError):
     """Answer texts that cannot be read as text (the message names the rows)."""
 
 

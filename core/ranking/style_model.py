@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.errors import EvalBoardError
 from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE, NONIDENTIFIABLE_PRIOR, ConvergenceError, strong_components
 
 STYLE_FEATURES = ("length", "headers", "lists", "bold")
@@ -55,7 +56,7 @@ __all__ = ["DEFAULT_PENALTY", "POSITION", "STYLE_FEATURES", "ConvergenceError", 
            "StyleRows", "fit_rows", "gradient", "objective", "sandwich", "style_design", "style_rows", "win_graph"]
 
 
-class StyleInputError(ValueError):
+class StyleInputError(EvalBoardError, ValueError):
     """Votes or feature counts a style-controlled fit cannot use; the message names what and where."""
 
 
