@@ -33,11 +33,16 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.stats.friedman import friedman  # noqa: E402
 from core.io import load  # noqa: E402
-from core.leaderboard.aggregate import (LeaderboardSettings, aggregate, bootstrap_intervals, point_estimates,  # noqa: E402
-                              ranking_order)
+from core.leaderboard.aggregate import (  # noqa: E402
+    LeaderboardSettings,
+    aggregate,
+    bootstrap_intervals,
+    point_estimates,
+    ranking_order,
+)
 from core.leaderboard.scores import pivot, score_matrix  # noqa: E402
+from core.stats.friedman import friedman  # noqa: E402
 
 
 def synthetic_runs(n_models: int, n_tasks: int, n_categories: int, missing: float, seed: int = 0) -> pd.DataFrame:

@@ -628,7 +628,6 @@ def main(argv=None):
         print(f"[peers] {name}: {msg} (wall {r['wall_seconds']:.1f}s)", flush=True)
 
     agree = agreement(results, models)
-    import evalica, choix  # noqa: E401  (versions only)
     try:
         from importlib.metadata import version
         versions = {pkg: version(pkg) for pkg in ("evalica", "choix", "arena-rank", "jax", "numpy", "pandas")}

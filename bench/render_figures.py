@@ -18,15 +18,23 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.stats.significance import Binomial, Logit  # noqa: E402
 from core.bias.diagnose import ModelShare  # noqa: E402
 from core.charts import critical_difference_figure  # noqa: E402
 from core.charts.annotators import quality_scatter, response_time_histogram  # noqa: E402
 from core.charts.bias import length_curve, model_share_chart  # noqa: E402
 from core.charts.export import export_png, png_available  # noqa: E402
 from core.charts.runs import category_heatmap, leaderboard_bars, pairwise_matrix  # noqa: E402
-from core.charts.votes import (battle_heatmap, bias_panel, forest_plot, rank_vs_dimension,  # noqa: E402
-                               share_stacked, winrate_diff_heatmap, winrate_heatmap, winrate_scatter)
+from core.charts.votes import (  # noqa: E402
+    battle_heatmap,
+    bias_panel,
+    forest_plot,
+    rank_vs_dimension,
+    share_stacked,
+    winrate_diff_heatmap,
+    winrate_heatmap,
+    winrate_scatter,
+)
+from core.stats.significance import Binomial, Logit  # noqa: E402
 
 FAMILIES = ["meta-llama/Llama-3.1", "mistralai/Mixtral", "Qwen/Qwen2.5", "google/gemma-2", "EleutherAI/pythia",
             "microsoft/Phi-3.5", "allenai/OLMo-2", "deepseek-ai/DeepSeek-V2"]

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from core.samples.bt import (OUTCOME_LEFT, OUTCOME_RIGHT, OUTCOME_TIE, bt_votes as make_votes,  # noqa: E402,F401
-                             elo_from_pi, model_names)
+from core.samples.bt import OUTCOME_LEFT, OUTCOME_RIGHT, OUTCOME_TIE, elo_from_pi, model_names  # noqa: E402,F401
+from core.samples.bt import bt_votes as make_votes
 
 
 def to_cells(votes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

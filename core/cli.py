@@ -33,8 +33,7 @@ if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
 
 from core.commands.parsers import deferred
 from core.errors import EvalBoardError
-from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, \
-    TIE_MODELS
+from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, TIE_MODELS
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it

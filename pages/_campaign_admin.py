@@ -17,10 +17,10 @@ import streamlit as st
 from core.campaign import CampaignError, campaign_of_dataset, issue_tokens, list_campaigns, publish
 from core.campaign.store import overlap_count, progress, revoke_token
 from core.campaign.summary import progress_sentence
-from core.store.connection import connect
 from core.formats import csv_frame
 from core.io import InputError
 from core.store import Dataset, default_db_path
+from core.store.connection import connect
 from pages._campaign_create import create_form, sentence
 from pages._shared import plain, select_after_rerun
 

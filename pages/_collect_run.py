@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from core.campaign import create_campaign, read_golden
-from core.store.connection import connect
 from core.collect import CollectStore, answers_table, summarize
 from core.collect.export import run_answers_for_campaign, to_bytes
+from core.store.connection import connect
 from pages._campaign_admin import show_new_tokens
 from pages._campaign_create import create_with_tokens, settings_inputs
 from pages._collect_jobs import last_job

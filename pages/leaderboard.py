@@ -6,14 +6,14 @@ import streamlit as st
 
 from core.charts import critical_difference_figure
 from core.charts.runs import category_heatmap, leaderboard_bars, pairwise_matrix
-from core.stats.friedman import FriedmanError
-from core.leaderboard.scores import LeaderboardError, metric_names, one_metric_per_task, pivot
-from core.leaderboard.render import friedman_sentences
-from core.leaderboard.tables import bar_rows, board_table, category_means, pair_frame, pair_table, per_task_table
-from core.store import default_db_path
-from pages._leaderboard_parts import cached_board, weights_editor
 from core.filters import apply as apply_filters
+from core.leaderboard.render import friedman_sentences
+from core.leaderboard.scores import LeaderboardError, metric_names, one_metric_per_task, pivot
+from core.leaderboard.tables import bar_rows, board_table, category_means, pair_frame, pair_table, per_task_table
+from core.stats.friedman import FriedmanError
+from core.store import default_db_path
 from pages._filters import active_filters
+from pages._leaderboard_parts import cached_board, weights_editor
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 through_router()

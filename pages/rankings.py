@@ -9,6 +9,8 @@ from core.charts.votes import (
     winrate_heatmap,
 )
 from core.store import default_db_path
+from pages._filters import active_filters, active_policy
+from pages._prefetch import prefetch_vote_pages
 from pages._rankings_parts import (
     BY,
     CI_LABELS,
@@ -23,8 +25,6 @@ from pages._rankings_parts import (
     rating_table,
     warnings,
 )
-from pages._filters import active_filters, active_policy
-from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
 through_router()

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa as sm_fleiss, to_table
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, to_table
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from core.annotators.agreement import (
     agreement_summary,
@@ -27,10 +28,16 @@ from core.annotators.agreement import (
     pairwise_cohen,
 )
 from tests.conftest import shared_file
-
 from tests.reference_values import (
-    ALPHA_MISSING, ALPHA_MISSING_VALUE, EVALICA_ALPHA, FLEISS_ITEMS, FLEISS_KAPPA, R1, R1_R2_ALPHA,
-    R1_R2_COHEN_KAPPA, R2,
+    ALPHA_MISSING,
+    ALPHA_MISSING_VALUE,
+    EVALICA_ALPHA,
+    FLEISS_ITEMS,
+    FLEISS_KAPPA,
+    R1,
+    R1_R2_ALPHA,
+    R1_R2_COHEN_KAPPA,
+    R2,
 )
 
 N = None

@@ -16,7 +16,6 @@ from core.annotators.quality import annotator_quality, apply_policy
 from core.io.votes import votes_from_frame
 from core.samples import RANDOM_CLICKERS, arena_demo
 from tests.conftest import shared_file
-
 from tests.reference_values import U1_GOLDEN_WILSON
 
 CONTRACT_ANNOTATOR_KEYS = {"annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low",

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-
 from core.samples import BIASED_MODEL
 from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
 from tests.test_app_data import run, texts
-
 
 # Charts per tab: per-model left shares; early shares; the length curve; pairing; raw vs corrected twice.
 TAB_CHARTS = {"Position": 1, "Time exposure": 1, "Length": 1, "Pairing": 1, "Raw vs corrected": 2, "IPW weights": 0}

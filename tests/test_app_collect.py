@@ -13,10 +13,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.campaign import get_campaign
-from core.store.connection import connect
 from core.collect import CollectStore
-from tests.fake_openai import FakeOpenAI, Fault
+from core.store.connection import connect
 from tests.app_pages import APP
+from tests.fake_openai import FakeOpenAI, Fault
 from tests.test_app_data import click, run, texts
 from tests.test_collect_jobs import no_process_left, read_job, wait_until  # noqa: F401 - a fixture
 

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.evalset.demo_pool import demo_pool
 from core.evalset.store import list_sets, load, load_reserves
-from tests.fake_openai import FakeOpenAI
 from tests.app_pages import APP
+from tests.fake_openai import FakeOpenAI
 from tests.test_app_data import run, texts
 from tests.test_evalset_llm import responder
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.samples.demo import ensure_samples
 from core.io import load
+from core.samples.demo import ensure_samples
 from core.store import Store
-from tests.conftest import shared_file
 from tests.app_pages import APP
+from tests.conftest import shared_file
 from tests.test_app_data import texts
 
 REPO = Path(__file__).resolve().parents[1]

@@ -7,12 +7,17 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.campaign import create_campaign, issue_tokens, publish, read_answers, read_golden
-from core.store.connection import connect
 from core.store import Store
+from core.store.connection import connect
 from tests.app_pages import app_router, open_page  # noqa: F401 - fixtures
 from tests.test_app_data import run
-from tests.test_app_vote import APP, choose, everything_shown, vote_page
-from tests.test_app_vote import fixed_tokens  # noqa: F401 - fixture
+from tests.test_app_vote import (
+    APP,
+    choose,
+    everything_shown,
+    fixed_tokens,  # noqa: F401 - fixture
+    vote_page,
+)
 from tests.test_campaign import ANSWERS_CSV, GOLDEN_CSV
 from tests.test_campaign_names import LABELS, vote
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.samples.demo import ensure_samples
 from core.io import load
+from core.samples.demo import ensure_samples
 from core.store import Store
 from tests.app_pages import APP
 from tests.test_app_data import run, texts

@@ -8,8 +8,8 @@ import zipfile
 
 from core.filters import Filters
 from core.report.bundle import ReportSettings
-from core.store import Store
 from core.report.download import build_bundle
+from core.store import Store
 from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
 from tests.test_app_data import run, texts
 

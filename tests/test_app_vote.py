@@ -8,11 +8,20 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.campaign import (create_campaign, issue_tokens, publish, read_answers, read_golden,
-                           record_vote, revoke_token, serve_next, vote_records)
-from core.store.connection import connect
+from core.campaign import (
+    create_campaign,
+    issue_tokens,
+    publish,
+    read_answers,
+    read_golden,
+    record_vote,
+    revoke_token,
+    serve_next,
+    vote_records,
+)
 from core.io import load
 from core.store import Store
+from core.store.connection import connect
 from tests.app_pages import APP
 from tests.test_app_data import run, texts
 

@@ -56,7 +56,7 @@ def core_modules(root: Path) -> dict[str, Path]:
     return modules
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parse(path: Path) -> ast.Module:
     return ast.parse(path.read_text(), filename=str(path))
 

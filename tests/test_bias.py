@@ -6,30 +6,51 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from scipy.stats import binomtest
 
 from core.bias import render as bias_report
-from core.bias.diagnose import Unavailable, diagnose, session_halves, _table_test
 from core.bias.corrections import corrections
-from core.ranking.schemes.ipw import ipw_weights
-from core.stats.significance import binomial, holm, logit_fit, pairing_test, two_proportions, weighted_score_test
+from core.bias.diagnose import Unavailable, _table_test, diagnose, session_halves
 from core.io import load
 from core.io.votes import votes_from_frame
+from core.ranking.schemes.ipw import ipw_weights
 from core.samples import BIASED_MODEL, arena_demo, bt_votes
 from core.schema import OUTCOMES
+from core.stats.significance import binomial, holm, logit_fit, pairing_test, two_proportions, weighted_score_test
 from tests.conftest import shared_file
-
 from tests.reference_values import (
-    D2, D2_A_FIELD_CORRECTED, D2_A_FIELD_RAW, D2_ELO, D2_IPW_POSITION, D4_LEFT, D4_LENGTH_BETA,
-    D4_LENGTH_INTERCEPT, D4_LEN_L, D4_LEN_R, D4_OUTCOME, D4_RIGHT, LENGTH_62_OF_100_P, LOGIT_TOY_BETA,
-    LOGIT_TOY_SE, LOGIT_TOY_X, LOGIT_TOY_Y, MODEL_POSITION_P, MODEL_POSITION_P_HOLM, MODEL_POSITION_TEST,
-    ORDER_40_50_VS_30_50, PAIRING_3_PAIRS, PAIRING_6_PAIRS, POSITION_60_OF_100_P, POSITION_60_OF_100_WILSON,
-    POSITION_7_OF_10_P, TIME_EXPOSURE_TEST,
+    D2,
+    D2_A_FIELD_CORRECTED,
+    D2_A_FIELD_RAW,
+    D2_ELO,
+    D2_IPW_POSITION,
+    D4_LEFT,
+    D4_LEN_L,
+    D4_LEN_R,
+    D4_LENGTH_BETA,
+    D4_LENGTH_INTERCEPT,
+    D4_OUTCOME,
+    D4_RIGHT,
+    LENGTH_62_OF_100_P,
+    LOGIT_TOY_BETA,
+    LOGIT_TOY_SE,
+    LOGIT_TOY_X,
+    LOGIT_TOY_Y,
+    MODEL_POSITION_P,
+    MODEL_POSITION_P_HOLM,
+    MODEL_POSITION_TEST,
+    ORDER_40_50_VS_30_50,
+    PAIRING_3_PAIRS,
+    PAIRING_6_PAIRS,
+    POSITION_7_OF_10_P,
+    POSITION_60_OF_100_P,
+    POSITION_60_OF_100_WILSON,
+    TIME_EXPOSURE_TEST,
 )
 
 RTOL = 1e-6

@@ -13,14 +13,27 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from core.ranking import bradley_terry as bt
 from core.io import load
+from core.ranking import bradley_terry as bt
 from core.ranking.cells import compress_votes, win_matrix
 from tests.conftest import shared_file
-
 from tests.reference_values import (
-    D1, D1E_MAP_ELO, D1E_MAP_PI, D1E_PURE_PI, D1_ELO, D1_ELO_ANCHORED_D, D1_ELO_GEOMETRIC, D1_MLE_PI, D1_MM_PI,
-    D1_MM_ITERATIONS, D1_PRIOR_PI, D1_P_A_BEATS_B, D1_W, D1_WEIGHTED_PI, D1_WEIGHTED_W, DISCONNECTED_MM_PI,
+    D1,
+    D1_ELO,
+    D1_ELO_ANCHORED_D,
+    D1_ELO_GEOMETRIC,
+    D1_MLE_PI,
+    D1_MM_ITERATIONS,
+    D1_MM_PI,
+    D1_P_A_BEATS_B,
+    D1_PRIOR_PI,
+    D1_W,
+    D1_WEIGHTED_PI,
+    D1_WEIGHTED_W,
+    D1E_MAP_ELO,
+    D1E_MAP_PI,
+    D1E_PURE_PI,
+    DISCONNECTED_MM_PI,
     DISCONNECTED_W,
 )
 

@@ -22,8 +22,8 @@ from core.samples import arena_demo
 from core.store import Store
 from tests.browser_support import (
     act,
-    chromium,
     choose_dataset,
+    chromium,
     expect,
     go,
     grid_cells,

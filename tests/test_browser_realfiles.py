@@ -12,8 +12,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.browser_support import (by_key, chromium, expect, go, new_page, screenshot, sidebar_picker,
-                                   streamlit_server, upload_files, wait_idle)
+from tests.browser_support import (
+    by_key,
+    chromium,
+    expect,
+    go,
+    new_page,
+    screenshot,
+    sidebar_picker,
+    streamlit_server,
+    upload_files,
+    wait_idle,
+)
 from tests.conftest import SHARED_DATA, shared_file
 
 pytestmark = pytest.mark.browser

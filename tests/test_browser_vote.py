@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from core.campaign import create_campaign, issue_tokens, read_answers, read_golden
-from core.store.connection import connect
 from core.campaign.store import token_hash
+from core.store.connection import connect
 from tests.browser_support import (
     ARTIFACTS,
     CHROMIUM,

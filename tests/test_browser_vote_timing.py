@@ -18,8 +18,18 @@ import pytest
 
 from core.campaign import IDLE_AFTER_S, create_campaign, issue_tokens, read_answers
 from core.store.connection import connect
-from tests.browser_support import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, VIEWPORT, WAIT_MS, expect, free_port, serve, \
-    sync_playwright, wait_idle
+from tests.browser_support import (
+    ARTIFACTS,
+    CHROMIUM,
+    LAUNCH_ARGS,
+    VIEWPORT,
+    WAIT_MS,
+    expect,
+    free_port,
+    serve,
+    sync_playwright,
+    wait_idle,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -6,19 +6,44 @@ import csv
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings
-from hypothesis import strategies as st
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from core.ranking.covariates import (ConvergenceError, CovariateInputError, NotIdentifiableError, SeparationError,
-                                bt_covariance, elo_standard_errors, fit_adjusted, style_features)
-
+from core.ranking.covariates import (
+    ConvergenceError,
+    CovariateInputError,
+    NotIdentifiableError,
+    SeparationError,
+    bt_covariance,
+    elo_standard_errors,
+    fit_adjusted,
+    style_features,
+)
 from tests.reference_values import (
-    BASEBALL_HOME, BASEBALL_HOME_PI_SHARES, BASEBALL_HOME_THETA, BASEBALL_HOME_THETA_SE, BASEBALL_THETA,
-    BASEBALL_THETA_SE, D1, D1_ELO, D1_MLE_PI, D4_BETA, D4_BETA_SE, D4_ELO, D4_FEATURE_MEAN_SD, D4_LEFT,
-    D4_LEN_L, D4_LEN_R, D4_OUTCOME, D4_PI, D4_PLAIN_PI, D4_RIGHT, D4_THETA,
+    BASEBALL_HOME,
+    BASEBALL_HOME_PI_SHARES,
+    BASEBALL_HOME_THETA,
+    BASEBALL_HOME_THETA_SE,
+    BASEBALL_THETA,
+    BASEBALL_THETA_SE,
+    D1,
+    D1_ELO,
+    D1_MLE_PI,
+    D4_BETA,
+    D4_BETA_SE,
+    D4_ELO,
+    D4_FEATURE_MEAN_SD,
+    D4_LEFT,
+    D4_LEN_L,
+    D4_LEN_R,
+    D4_OUTCOME,
+    D4_PI,
+    D4_PLAIN_PI,
+    D4_RIGHT,
+    D4_THETA,
 )
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6

@@ -13,7 +13,6 @@ from scipy.optimize import minimize
 
 from core.ranking.covariates import fit_adjusted
 from core.ranking.ties import ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson
-
 from tests.reference_values import D1, D1_DAVIDSON_NU, D1_DAVIDSON_PI
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6

@@ -12,15 +12,30 @@ import pandas as pd
 import pytest
 
 from core.annotators.quality import annotator_quality
-from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, CampaignError, TokenError, campaign_of_dataset, 
-                           create_campaign, get_campaign, issue_tokens, progress, publish, read_answers, read_golden,
-                           record_vote, revoke_token, serve_next, vote_records)
-from core.store.connection import connect
-from core.llm.cleaning import CleaningRules
+from core.campaign import (
+    GOLDEN_CORRECT,
+    GOLDEN_WRONG,
+    CampaignError,
+    TokenError,
+    campaign_of_dataset,
+    create_campaign,
+    get_campaign,
+    issue_tokens,
+    progress,
+    publish,
+    read_answers,
+    read_golden,
+    record_vote,
+    revoke_token,
+    serve_next,
+    vote_records,
+)
 from core.cli import main
 from core.io import InputError
+from core.llm.cleaning import CleaningRules
 from core.ranking import RankSettings, rank_votes
 from core.store import Store
+from core.store.connection import connect
 from tests.conftest import snapshot
 
 ANSWERS_CSV = (

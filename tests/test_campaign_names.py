@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from core.campaign import (issue_tokens, publish, record_vote,
-                           serve_next)
+from core.campaign import issue_tokens, publish, record_vote, serve_next
 from core.cli import main
 from core.formats import jsonl_text
 from core.io import load

@@ -19,11 +19,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.campaign import (CampaignError, create_campaign, get_campaign, golden_supply, issue_tokens,
-                           overlap_count, record_vote, serve_next, vote_records)
-from core.store.connection import connect
+from core.campaign import (
+    CampaignError,
+    create_campaign,
+    get_campaign,
+    golden_supply,
+    issue_tokens,
+    overlap_count,
+    record_vote,
+    serve_next,
+    vote_records,
+)
 from core.campaign.golden import MIN_GOLDEN, golden_positions, is_golden_serve
 from core.cli import main
+from core.store.connection import connect
 from core.store.schema import SCHEMA_VERSION
 from tests.conftest import snapshot
 from tests.test_scheduler import answers_table, golden_table, simulate

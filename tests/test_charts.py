@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from core.charts import cd_groups, critical_difference_figure
-
 from tests.reference_values import D3_MEAN_RANKS, D3_NEMENYI
 
 # METHODS §8, D3: average ranks and the Nemenyi critical difference at α = 0.05

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from core.cli import main
-from core.samples.demo import SAMPLES_DIR
 from core.samples import RANDOM_CLICKERS
+from core.samples.demo import SAMPLES_DIR
 
 ARENA = str(SAMPLES_DIR / "arena_demo.csv")
 

@@ -8,11 +8,10 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.samples.demo import SAMPLES_DIR
 from core.formats import dumps
 from core.leaderboard.aggregate import LeaderboardSettings, aggregate
 from core.leaderboard.render import leaderboard_dict, to_markdown
-
+from core.samples.demo import SAMPLES_DIR
 from tests.reference_values import D3_X, D3_Y, D3_Z
 
 # METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code"

@@ -13,9 +13,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from core.cli import main
-from tests.conftest import shared_file
-
 from tests import reference_values
+from tests.conftest import shared_file
 from tests.reference_values import D1_MODELS, D1_NAMED
 
 ATOL_ELO_MM = 1e-3  # METHODS §0: MM fits, abs 1e-3 on Elo

@@ -12,7 +12,6 @@ import random
 import pandas as pd
 import pytest
 
-from core.llm.cleaning import clean_answer
 from core.collect import (
     CollectStore,
     Query,
@@ -27,6 +26,7 @@ from core.collect import (
 from core.collect.queries import queries_from_frame
 from core.collect.results import ModelProgress, Progress
 from core.collect.summary import to_json, to_text
+from core.llm.cleaning import clean_answer
 from core.llm.client import run_sync
 from tests.conftest import snapshot
 from tests.fake_openai import FakeOpenAI, Fault

@@ -15,9 +15,9 @@ import pytest
 
 from core.campaign.inputs import read_answers
 from core.cli import main
-from core.commands.collect import TerminalProgress
 from core.collect.results import ModelProgress, Progress
 from core.collect.store import CollectStore
+from core.commands.collect import TerminalProgress
 from tests.fake_openai import FakeOpenAI, Fault
 
 REPO = Path(__file__).resolve().parents[1]
@@ -203,8 +203,8 @@ def test_campaign_create_from_a_run(servers, tmp_path, db_path, capsys, monkeypa
     from contextlib import closing
 
     from core.campaign import get_campaign, list_campaigns
-    from core.store.connection import connect
     from core.collect import jobs
+    from core.store.connection import connect
 
     monkeypatch.setenv(KEY_ENV, SECRET)
     models, queries = write_models(tmp_path / "models.toml", servers), write_queries(tmp_path / "q.csv", 5)

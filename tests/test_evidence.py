@@ -20,15 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
-from core.stats.evidence import check_intervals, widen_rank_ranges
 from core.formats import NonFiniteOutputError, csv_table, dumps, markdown_table, markdown_text, number
 from core.io.votes import votes_from_frame
 from core.leaderboard.aggregate import LeaderboardSettings, aggregate
-from core.leaderboard.scores import LeaderboardError
 from core.leaderboard.render import full_markdown, leaderboard_dict
 from core.leaderboard.render import to_csv as leaderboard_csv
-from core.ranking.render import to_csv, to_json, to_markdown
+from core.leaderboard.scores import LeaderboardError
 from core.ranking import CI_METHODS, SCHEMES, RankingError, RankSettings, rank_votes
+from core.ranking.render import to_csv, to_json, to_markdown
+from core.stats.evidence import check_intervals, widen_rank_ranges
 
 B = 60  # replicates: enough to vary, few enough for property tests
 

@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.campaign import create_campaign, issue_tokens, publish, read_answers, record_vote, serve_next
-from core.store.connection import connect
 from core.cli import main
 from core.formats import NonFiniteOutputError, csv_frame, csv_restore, csv_restored, csv_table, csv_text, terminal_text
 from core.io.read import open_source, read_table
 from core.leaderboard.aggregate import LeaderboardSettings, aggregate
 from core.leaderboard.render import to_csv as leaderboard_csv
 from core.store import Store
+from core.store.connection import connect
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = ['=HYPERLINK("http://evil.example","click")', "+model", "-1+2", "@cat", "\tx", "\rx", "'=already"]

@@ -12,10 +12,19 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from core.stats.friedman import FriedmanError, friedman, iman_davenport, nemenyi_q, within_task_ranks
-
 from tests.reference_values import (
-    D3_FRIEDMAN, D3_FRIEDMAN_CHI2_UNCORRECTED, D3_FRIEDMAN_P_UNCORRECTED, D3_IMAN_DAVENPORT,
-    D3_IMAN_DAVENPORT_UNCORRECTED, D3_MEAN_RANKS, D3_NEMENYI, D3_TIE_FACTOR, D3_X, D3_Y, D3_Z, NEMENYI_Q_05,
+    D3_FRIEDMAN,
+    D3_FRIEDMAN_CHI2_UNCORRECTED,
+    D3_FRIEDMAN_P_UNCORRECTED,
+    D3_IMAN_DAVENPORT,
+    D3_IMAN_DAVENPORT_UNCORRECTED,
+    D3_MEAN_RANKS,
+    D3_NEMENYI,
+    D3_TIE_FACTOR,
+    D3_X,
+    D3_Y,
+    D3_Z,
+    NEMENYI_Q_05,
 )
 
 RTOL_REF = 1e-6  # METHODS §0: point estimates; the §8 figures carry 6–8 significant digits

@@ -8,14 +8,23 @@ import secrets
 import pandas as pd
 import pytest
 
-from core.campaign import (GOLDEN_CORRECT, GOLDEN_WRONG, create_campaign, issue_tokens, publish,
-                           read_answers, read_golden, record_vote, serve_next)
-from core.store.connection import connect
 from core.annotators.golden_names import GOLDEN_WORDS, is_internal, plain_frame, plain_name
-from core.ranking.render import to_csv, to_json, to_markdown
-from core.ranking.inputs import rank_input
+from core.campaign import (
+    GOLDEN_CORRECT,
+    GOLDEN_WRONG,
+    create_campaign,
+    issue_tokens,
+    publish,
+    read_answers,
+    read_golden,
+    record_vote,
+    serve_next,
+)
 from core.ranking import RankSettings
+from core.ranking.inputs import rank_input
+from core.ranking.render import to_csv, to_json, to_markdown
 from core.store import Store
+from core.store.connection import connect
 from tests.app_pages import app_router, open_page  # noqa: F401 - fixtures
 from tests.test_campaign import ANSWERS_CSV, GOLDEN_CSV
 

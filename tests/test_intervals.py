@@ -21,9 +21,14 @@ from core.stats.intervals import (
     wilson_array,
     z_value,
 )
-
 from tests.reference_values import (
-    WEIGHTED_N_EFF, WEIGHTED_P, WEIGHTED_W, WEIGHTED_WILSON, WEIGHTED_WILSON_CC, WEIGHTED_Y, WILSON_TABLE,
+    WEIGHTED_N_EFF,
+    WEIGHTED_P,
+    WEIGHTED_W,
+    WEIGHTED_WILSON,
+    WEIGHTED_WILSON_CC,
+    WEIGHTED_Y,
+    WILSON_TABLE,
     Z_975,
 )
 

@@ -18,15 +18,25 @@ from numpy.testing import assert_allclose
 from core.io import load
 from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate, rank_one_probability
 from core.leaderboard.scores import LeaderboardError, pivot
-from core.samples.evalruns import evalruns_demo
-from core.stats.resampling import percentile_interval
 from core.leaderboard.subset_draws import derived_reference
 from core.leaderboard.task_bootstrap import bootstrap_mean_ci, paired_ci, tied_ranks, unpaired_ci
+from core.samples.evalruns import evalruns_demo
+from core.stats.resampling import percentile_interval
 from tests.conftest import shared_file
-
 from tests.reference_values import (
-    D3_CATEGORIES, D3_CODE_MEANS, D3_MATH_MEANS, D3_MEANS, D3_MEAN_X_CI, D3_PAIRED_X_Y, D3_PAIRED_Y_Z,
-    D3_P_RANK1_EXACT_TIES, D3_STRATIFIED_X_CI, D3_WIN_RATES, D3_X, D3_Y, D3_Z,
+    D3_CATEGORIES,
+    D3_CODE_MEANS,
+    D3_MATH_MEANS,
+    D3_MEAN_X_CI,
+    D3_MEANS,
+    D3_P_RANK1_EXACT_TIES,
+    D3_PAIRED_X_Y,
+    D3_PAIRED_Y_Z,
+    D3_STRATIFIED_X_CI,
+    D3_WIN_RATES,
+    D3_X,
+    D3_Y,
+    D3_Z,
 )
 
 ATOL_REF = 1e-9  # METHODS §0: bootstrap references with an absolute tolerance

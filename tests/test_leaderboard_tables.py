@@ -10,8 +10,18 @@ import pytest
 
 from core.leaderboard.aggregate import LeaderboardSettings, aggregate
 from core.leaderboard.scores import LeaderboardError, metric_names, one_metric_per_task, pivot
-from core.leaderboard.tables import (DASH, bar_rows, board_table, category_means, interval, pair_frame, pair_table,
-                                     per_task_table, rank_range, two)
+from core.leaderboard.tables import (
+    DASH,
+    bar_rows,
+    board_table,
+    category_means,
+    interval,
+    pair_frame,
+    pair_table,
+    per_task_table,
+    rank_range,
+    two,
+)
 
 
 def runs() -> pd.DataFrame:

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from core.formats import p_text, p_value
-from core.stats.friedman import friedman
-from core.leaderboard.render import friedman_sentences
 from core.leaderboard.nemenyi import GROUPS_LISTED, PAIRS_LISTED, cd_groups, nemenyi_sentence
+from core.leaderboard.render import friedman_sentences
+from core.stats.friedman import friedman
 
 
 @pytest.mark.parametrize("p, text, cell", [

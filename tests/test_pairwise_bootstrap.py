@@ -13,16 +13,23 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import binomtest, ks_2samp
 
+from core.io.votes import votes_from_frame
+from core.ranking import RankSettings, rank_cells, rank_votes
 from core.ranking import bradley_terry as bt
 from core.ranking.bootstrap import BootstrapError, arena_rank, bootstrap_bt, multinomial_counts
-from core.stats.resampling import rank_interval, ranks_of
-from core.stats.intervals import z_value
-from core.io.votes import votes_from_frame
-from core.ranking.cells import (PairwiseInputError, merge_sides, battle_matrix, cells_from_counts, compress, compress_votes,
-                           pair_counts, win_matrix)
-from core.ranking import RankSettings, rank_cells, rank_votes
+from core.ranking.cells import (
+    PairwiseInputError,
+    battle_matrix,
+    cells_from_counts,
+    compress,
+    compress_votes,
+    merge_sides,
+    pair_counts,
+    win_matrix,
+)
 from core.schema import OUTCOME_CODE, OUTCOMES
-
+from core.stats.intervals import z_value
+from core.stats.resampling import rank_interval, ranks_of
 from tests.reference_values import D1, D1_ARENA_RANK, D1_BOOTSTRAP_ELO_A_MEAN, D1_ELO_CI, D1_FIRST_DRAW, D1_RANK_CI
 
 ATOL_BOOT_ELO = 0.01  # METHODS §0/§3: bootstrap references with an absolute tolerance (Elo points)

@@ -12,19 +12,32 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.stats import spearmanr
 
-from core.ranking import bradley_terry as bt
 from core.annotators.quality import annotator_quality, apply_policy
-from core.ranking.schemes.ipw import ipw_weights
-from core.ranking.schemes.stratified import stratified_win_rates
 from core.io.votes import votes_from_frame
+from core.ranking import RankingError, RankSettings, rank_cells, rank_votes
+from core.ranking import bradley_terry as bt
 from core.ranking.cells import Cells, compress_votes, win_matrix
 from core.ranking.inputs import parse_by, rank_input
-from core.ranking import RankingError, RankSettings, rank_cells, rank_votes
+from core.ranking.schemes.ipw import ipw_weights
+from core.ranking.schemes.stratified import stratified_win_rates
 from core.samples import arena_demo, arena_demo_truth
-
 from tests.reference_values import (
-    D1_ELO, D1_ELO_ANCHORED_D, D1_NAMED, D2, D2_A_FIELD_CORRECTED, D2_A_FIELD_RAW, D2_A_VS_B, D2_A_VS_C,
-    D2_IPW_ELO, D2_IPW_N_EFF, D2_IPW_PI, D2_IPW_W, D2_IPW_WEIGHTS, D2_IPW_WEIGHT_SUM, D2_PI, U1_GOLDEN_WILSON,
+    D1_ELO,
+    D1_ELO_ANCHORED_D,
+    D1_NAMED,
+    D2,
+    D2_A_FIELD_CORRECTED,
+    D2_A_FIELD_RAW,
+    D2_A_VS_B,
+    D2_A_VS_C,
+    D2_IPW_ELO,
+    D2_IPW_N_EFF,
+    D2_IPW_PI,
+    D2_IPW_W,
+    D2_IPW_WEIGHT_SUM,
+    D2_IPW_WEIGHTS,
+    D2_PI,
+    U1_GOLDEN_WILSON,
     Z_975,
 )
 

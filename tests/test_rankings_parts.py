@@ -12,8 +12,8 @@ import pytest
 import pages._rankings_parts as parts
 from core.filters import Filters
 from core.io import load
-from core.ranking.inputs import rank_input
 from core.ranking import RankSettings
+from core.ranking.inputs import rank_input
 from core.samples import arena_demo
 from pages import _request as request_cache
 

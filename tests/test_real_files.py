@@ -18,9 +18,11 @@ from core.cli import main
 from core.io import InputError, load, load_lm_eval, propose_mapping
 from core.io.mapping import peek
 from tests.conftest import shared_file
-
 from tests.reference_values import (
-    ALPACA1_PUBLISHED, ALPACA2_PUBLISHED, MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS, MMLU_PRO_LLAMA3_70B_PUBLISHED,
+    ALPACA1_PUBLISHED,
+    ALPACA2_PUBLISHED,
+    MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS,
+    MMLU_PRO_LLAMA3_70B_PUBLISHED,
     PANDALM_PAIR_KAPPAS,
 )
 

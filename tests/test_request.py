@@ -17,11 +17,17 @@ from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
 from core.cli import main
 from core.io.votes import votes_from_frame
-from core.ranking.render import to_json, to_markdown
-from core.ranking.inputs import parse_by, rank_input
 from core.ranking import RankSettings
-from core.ranking.request import (DimensionError, count_items, dimension_order, item_codes, one_row_per_item,
-                          prepare_votes)
+from core.ranking.inputs import parse_by, rank_input
+from core.ranking.render import to_json, to_markdown
+from core.ranking.request import (
+    DimensionError,
+    count_items,
+    dimension_order,
+    item_codes,
+    one_row_per_item,
+    prepare_votes,
+)
 
 MODELS = ("alpha", "beta", "gamma", "delta")
 NO_CI = RankSettings(ci="none")

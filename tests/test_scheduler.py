@@ -18,10 +18,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from core.campaign import (GOLDEN_CORRECT, create_campaign, get_campaign, issue_tokens, record_vote,
-                           serve_next, vote_records)
-from core.store.connection import connect
+from core.campaign import (
+    GOLDEN_CORRECT,
+    create_campaign,
+    get_campaign,
+    issue_tokens,
+    record_vote,
+    serve_next,
+    vote_records,
+)
 from core.campaign.scheduler import ACTIVE_SLACK
+from core.store.connection import connect
 
 N_ANNOTATORS, N_VOTES = 50, 200
 MODELS = ["m0", "m1", "m2", "m3", "m4"]

@@ -6,8 +6,18 @@ import sqlite3
 
 import pytest
 
-from core.campaign import (CampaignError, TokenError, create_campaign, issue_tokens, read_answers,
-                           record_screen_event, record_vote, revoke_token, serve_next, vote_records)
+from core.campaign import (
+    CampaignError,
+    TokenError,
+    create_campaign,
+    issue_tokens,
+    read_answers,
+    record_screen_event,
+    record_vote,
+    revoke_token,
+    serve_next,
+    vote_records,
+)
 from core.store.schema import SCHEMA_VERSION, ensure_schema
 from tests.test_campaign import conn, fixed_tokens  # noqa: F401 - fixtures
 

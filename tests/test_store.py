@@ -11,9 +11,9 @@ import textwrap
 import pandas as pd
 import pytest
 
-from core.samples.demo import SAMPLES_DIR
 from core.io import load
 from core.samples import arena_demo
+from core.samples.demo import SAMPLES_DIR
 from core.store import DatasetNotFound, Store, default_db_path
 from tests.conftest import REPO, snapshot
 
@@ -171,8 +171,8 @@ def test_killed_ingest_leaves_store_as_before(db_path):
 
 def test_large_ingest_in_chunks_reports_progress(store):
     frame = arena_demo(250_000, 20, seed=3)
-    from core.io.votes import votes_from_frame
     from core.io import Loaded
+    from core.io.votes import votes_from_frame
 
     canonical, notes = votes_from_frame(frame, "generated")
     seen = []

@@ -19,10 +19,18 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import pages._campaign_admin as campaign_admin
-from core.campaign import (campaign_of_dataset, create_campaign, issue_tokens, publish, read_answers,
-                           record_vote, serve_next, vote_records)
-from core.store.connection import connect
+from core.campaign import (
+    campaign_of_dataset,
+    create_campaign,
+    issue_tokens,
+    publish,
+    read_answers,
+    record_vote,
+    serve_next,
+    vote_records,
+)
 from core.store import Store
+from core.store.connection import connect
 from core.store.transactions import StoreBusy
 from tests.test_app_data import run
 from tests.test_app_vote import APP, app, campaign_tokens, fixed_tokens  # noqa: F401 - fixtures

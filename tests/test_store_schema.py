@@ -19,8 +19,8 @@ from core.collect.store import CollectStore
 from core.evalset import store as evalset_store
 from core.store import Store
 from core.store.connection import connect
-from core.store.transactions import StoreBusy, with_retry, write_transaction
 from core.store.schema import SCHEMA_VERSION, SchemaTooNew
+from core.store.transactions import StoreBusy, with_retry, write_transaction
 from tests.test_campaign import ANSWERS_CSV
 
 REPO = Path(__file__).resolve().parents[1]

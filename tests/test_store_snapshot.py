@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas.testing as pdt
 import pytest
 
-from core.samples.demo import ensure_samples
 from core.io import load
+from core.samples.demo import ensure_samples
 from core.store import snapshot
 
 

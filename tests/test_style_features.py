@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.io import style_features
 from core.io.style_features import SIDE_COLUMNS, STYLE_FEATURES, StyleFeatureError, answer_features, pair_features

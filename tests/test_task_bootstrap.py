@@ -12,17 +12,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from core.leaderboard import draws, task_bootstrap as tb
-from core.stats.resampling import rank_interval, ranks_of
-from core.leaderboard.subset_draws import SubsetDraws
+from core.leaderboard import draws
+from core.leaderboard import task_bootstrap as tb
 from core.leaderboard.draws import block_layout, bootstrap_indices, draw_counts, strata_codes, stratified_indices
-from core.leaderboard.task_bootstrap import (TaskBootstrapError, bootstrap_mean_ci, paired_ci, poisson_mean_ci,
-                                             rank_bootstrap, rank_summary, task_wins, tied_ranks, unpaired_ci)
-
+from core.leaderboard.subset_draws import SubsetDraws
+from core.leaderboard.task_bootstrap import (
+    TaskBootstrapError,
+    bootstrap_mean_ci,
+    paired_ci,
+    poisson_mean_ci,
+    rank_bootstrap,
+    rank_summary,
+    task_wins,
+    tied_ranks,
+    unpaired_ci,
+)
+from core.stats.resampling import rank_interval, ranks_of
 from tests.reference_values import (
-    D3_CATEGORIES, D3_FIRST_INDEX_ROW, D3_MEAN_X, D3_MEAN_X_CI, D3_PAIRED_X_Y, D3_PAIRED_X_Y_ZERO_REPLICATES,
-    D3_PAIRED_Y_Z, D3_POISSON_X_CI, D3_P_RANK1_EXACT_TIES, D3_P_RANK1_FLOAT_SUMS, D3_STRATIFIED_X_CI, D3_X,
-    D3_Y, D3_Z,
+    D3_CATEGORIES,
+    D3_FIRST_INDEX_ROW,
+    D3_MEAN_X,
+    D3_MEAN_X_CI,
+    D3_P_RANK1_EXACT_TIES,
+    D3_P_RANK1_FLOAT_SUMS,
+    D3_PAIRED_X_Y,
+    D3_PAIRED_X_Y_ZERO_REPLICATES,
+    D3_PAIRED_Y_Z,
+    D3_POISSON_X_CI,
+    D3_STRATIFIED_X_CI,
+    D3_X,
+    D3_Y,
+    D3_Z,
 )
 
 ATOL_REF = 1e-9  # METHODS §0: bootstrap references, absolute tolerance (all D3 figures are exact decimals)

@@ -16,8 +16,16 @@ from core.leaderboard.task_bootstrap import TaskBootstrapError, bootstrap_mean_c
 from core.ranking import RankingError, RankSettings
 from core.ranking.bootstrap import BootstrapError
 from core.stats.friedman import FriedmanError, nemenyi_q
-from core.validation import check_alpha, check_choice, check_integer, check_max_iter, check_positive, \
-    check_replicates, check_seed, check_share
+from core.validation import (
+    check_alpha,
+    check_choice,
+    check_integer,
+    check_max_iter,
+    check_positive,
+    check_replicates,
+    check_seed,
+    check_share,
+)
 
 anything = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
                      st.text(max_size=5), st.lists(st.integers(), max_size=2))

@@ -8,10 +8,10 @@ import pytest
 
 import pages._vote_parts as vote_parts
 from core.campaign import throttle
-from core.store.connection import connect
 from core.campaign.throttle import FIRST_DELAY_S, FORGET_AFTER_S, FREE_FAILURES, MAX_DELAY_S, Failures, delay_after
-from tests.test_app_vote import app, campaign_tokens, choose, fixed_tokens, vote_page  # noqa: F401 - fixtures
+from core.store.connection import connect
 from tests.test_app_data import run
+from tests.test_app_vote import app, campaign_tokens, choose, fixed_tokens, vote_page  # noqa: F401 - fixtures
 
 NOW = 1_800_000_000.0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,9 +9,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from statsmodels.stats.proportion import proportion_confint
 
-from core.stats.intervals import wilson, wilson_array
 from core.ranking.winrate import WinRateInputError, WinRates, pairwise_win_rates, win_rates
-
+from core.stats.intervals import wilson, wilson_array
 from tests.reference_values import D1, D1_PAIR_COUNTS, D1_PAIR_WIN_RATES, D1_W, D2_A_FIELD_RAW, D2_A_VS_B, D2_A_VS_C
 
 # Hand-computed fractions below are exact; only float rounding separates them from the code.

@@ -29,12 +29,11 @@ import pandas as pd
 import pytest
 
 from core.campaign import get_campaign, progress
-from core.store.connection import connect
 from core.cli import main
 from core.store import Store
-from tests.fake_openai import Fault, FakeOpenAI
+from core.store.connection import connect
+from tests.fake_openai import FakeOpenAI, Fault
 from tests.workflow_support import Annotator, Oracle, alpaca_like_pool, interleave, styled_responder, write_models
-
 
 REPO = Path(__file__).resolve().parents[1]
 KEY_ENV = "EVALBOARD_TEST_E2E_KEY"

@@ -16,13 +16,23 @@ import numpy as np
 import pandas as pd
 from scipy.stats import chi2_contingency
 
-from core.formats import p_text
-from core.stats.significance import (Binomial, Logit, PairingTest, TwoProportions, binomial, holm, logit_fit, pairing_test,
-                                     two_proportions, weighted_score_test)
 from core.bias.corrections import Corrections, corrections
+from core.formats import p_text
+from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
 from core.ranking.periods import early_period
 from core.ranking.schemes.ipw import ipw_weights
-from core.ranking import RankSettings, analysed_votes, rank_votes, without_absent_models
+from core.stats.significance import (
+    Binomial,
+    Logit,
+    PairingTest,
+    TwoProportions,
+    binomial,
+    holm,
+    logit_fit,
+    pairing_test,
+    two_proportions,
+    weighted_score_test,
+)
 from core.validation import check_alpha
 
 LEFT, RIGHT = 0, 1  # winner codes of core.schema.OUTCOMES (model_a = left, model_b = right)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.bias.diagnose import PRACTICAL_SHARE, BiasReport, LengthTest, OrderTest, PositionTest, TableTest, Unavailable
 from core.bias.corrections import Corrections
-from core.stats.significance import Binomial, PairingTest, TwoProportions
+from core.bias.diagnose import PRACTICAL_SHARE, BiasReport, LengthTest, OrderTest, PositionTest, TableTest, Unavailable
 from core.formats import dumps, markdown_table, markdown_text, p_value, undefined_as_null
 from core.formats import number as _number
+from core.stats.significance import Binomial, PairingTest, TwoProportions
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
 

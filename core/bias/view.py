@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+import core.report.votes_data as vd
 from core.bias.diagnose import BiasReport, Unavailable, diagnose, length_points, points
 from core.formats import p_text
-import core.report.votes_data as vd
 from core.ranking.cells import battle_matrix, compress_votes
 
 

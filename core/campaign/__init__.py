@@ -8,15 +8,27 @@ with a token; :func:`serve_next` picks what they see (balanced, counterbalanced,
 votes dataset that every analysis page reads.
 """
 
+from core.campaign import throttle
+from core.campaign.golden import MIN_GOLDEN, GoldenSupply, golden_supply
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG, read_answers, read_golden
 from core.campaign.publish import campaign_of_dataset, publish
 from core.campaign.scheduler import ServedItem, serve_next
-from core.campaign.golden import MIN_GOLDEN, GoldenSupply, golden_supply
 from core.campaign.screen_time import IDLE_AFTER_S, record_screen_event
-from core.campaign.store import (Campaign, CampaignError, IssuedToken, OverlapCount, TokenError, campaign_for_token,
-                                 create_campaign, get_campaign, issue_tokens, list_campaigns, overlap_count,
-                                 progress, revoke_token)
-from core.campaign import throttle
+from core.campaign.store import (
+                                 Campaign,
+                                 CampaignError,
+                                 IssuedToken,
+                                 OverlapCount,
+                                 TokenError,
+                                 campaign_for_token,
+                                 create_campaign,
+                                 get_campaign,
+                                 issue_tokens,
+                                 list_campaigns,
+                                 overlap_count,
+                                 progress,
+                                 revoke_token,
+)
 from core.campaign.votes import CHOICES, record_vote, vote_records
 
 __all__ = ["CHOICES", "GOLDEN_CORRECT", "GOLDEN_WRONG", "IDLE_AFTER_S", "MIN_GOLDEN", "Campaign", "CampaignError",

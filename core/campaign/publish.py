@@ -23,14 +23,14 @@ import sqlite3
 from pathlib import Path
 
 from core.campaign.store import Campaign, CampaignError, get_campaign
-from core.store.connection import connect
 from core.campaign.votes import vote_records
 from core.formats import jsonl_text
 from core.io import load
 from core.store import Dataset, Store
-from core.store.transactions import write_transaction
+from core.store.connection import connect
 from core.store.names import CAMPAIGN_SOURCE_PREFIX as SOURCE_PREFIX
 from core.store.names import campaign_dataset_name, campaign_source
+from core.store.transactions import write_transaction
 
 
 def campaign_of_dataset(dataset: Dataset) -> str | None:

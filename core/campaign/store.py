@@ -22,12 +22,11 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from core.errors import EvalBoardError
-from core.campaign.inputs import pair_items
 from core.campaign.golden import golden_supply
-from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from core.campaign.inputs import pair_items
+from core.errors import EvalBoardError
 from core.llm.cleaning import CleaningRules, clean_answer
-from core.schema import DEFAULT_DIMENSION
+from core.schema import DEFAULT_DIMENSION, DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
 from core.store.transactions import write_transaction
 
 

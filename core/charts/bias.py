@@ -9,10 +9,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.bias.diagnose import relative_length
-from core.stats.significance import Logit
 from core.charts._common import category_ticks, hover_note, labels, unavailable
 from core.formats import p_text
 from core.stats.intervals import wilson_array
+from core.stats.significance import Logit
 
 FLAGGED, NORMAL, EXPECTED = "#d62728", "#1f77b4", "#7f7f7f"
 

@@ -10,7 +10,6 @@ from core.charts._common import LABEL_LIMIT
 from core.formats import html_text
 from core.leaderboard.nemenyi import cd_groups
 
-
 DIAGRAM_LIMIT = 20  # beyond this many models the labels of Demšar's layout no longer fit: one row per model
 
 

@@ -13,9 +13,9 @@ import plotly.graph_objects as go
 
 from core.charts._common import (
     DIVERGING,
+    category_ticks,
     cell_text,
     cell_text_args,
-    category_ticks,
     finite,
     heatmap_layout,
     hover_note,

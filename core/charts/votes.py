@@ -18,8 +18,9 @@ from plotly.subplots import make_subplots
 from core.charts._common import (
     DIVERGING,
     SEQUENTIAL,
-    cell_text_args,
+    TEXT_LIMIT,
     category_ticks,
+    cell_text_args,
     finite,
     heatmap_layout,
     hover_note,
@@ -28,7 +29,6 @@ from core.charts._common import (
     none_if_nan,
     row_height,
     symmetric_limit,
-    TEXT_LIMIT,
     unavailable,
 )
 

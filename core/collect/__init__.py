@@ -23,8 +23,8 @@ from core.collect.config import (
 from core.collect.dispatch import RunSettings, SessionOutcome, collect
 from core.collect.export import answers_table, campaign_answers, write_answers
 from core.collect.queries import Query, load_queries
-from core.collect.stop import StopSwitch
 from core.collect.results import Progress
+from core.collect.stop import StopSwitch
 from core.collect.store import CollectStore, RunMismatch, RunNotFound
 from core.collect.summary import RunSummary, summarize
 

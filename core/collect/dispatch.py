@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.llm.cleaning import CleaningRules
 from core.collect.config import CollectConfig, ModelSpec
 from core.collect.queries import Query
 from core.collect.results import ModelProgress, Progress, ResultRecorder
 from core.collect.stop import StopSwitch
 from core.collect.store import CollectStore
+from core.llm.cleaning import CleaningRules
 from core.llm.client import LLMClient, LLMError, RetryPolicy
 
 

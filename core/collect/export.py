@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.errors import SettingError
 from core.campaign.inputs import read_answers
 from core.campaign.store import CampaignError
 from core.collect.jobs import active_job
 from core.collect.store import CollectStore, RunNotFound
+from core.errors import SettingError
 from core.formats import csv_frame
 
 FORMATS = ("csv", "jsonl")

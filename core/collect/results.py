@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.llm.cleaning import CleaningRules, clean_answer
 from core.collect.queries import Query
 from core.collect.store import Answer, CollectStore, Failure
+from core.llm.cleaning import CleaningRules, clean_answer
 from core.llm.client import ChatResult, LLMError
 
 

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.errors import EvalBoardError, SettingError
 from core.collect.config import ModelSpec
 from core.collect.queries import Query
+from core.errors import EvalBoardError, SettingError
 from core.store.connection import connect
 from core.store.transactions import write_transaction
+
 
 class RunNotFound(EvalBoardError, KeyError):
     def __str__(self) -> str:

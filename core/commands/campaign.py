@@ -10,8 +10,16 @@ from contextlib import closing
 from core.campaign.golden import golden_supply
 from core.campaign.inputs import read_answers, read_golden
 from core.campaign.publish import publish
-from core.campaign.store import (CampaignError, create_campaign, get_campaign, issue_tokens, list_campaigns,
-                                 overlap_count, progress, revoke_token)
+from core.campaign.store import (
+    CampaignError,
+    create_campaign,
+    get_campaign,
+    issue_tokens,
+    list_campaigns,
+    overlap_count,
+    progress,
+    revoke_token,
+)
 from core.collect.export import run_answers_for_campaign
 from core.commands.parsers import CLEANING_RULES
 from core.formats import terminal_text as shown

@@ -21,7 +21,6 @@ import sys
 import time
 from typing import TextIO
 
-from core.errors import EvalBoardError, SettingError
 from core.collect import jobs
 from core.collect.config import load_models
 from core.collect.dispatch import RunSettings, collect
@@ -31,6 +30,7 @@ from core.collect.results import Progress, format_seconds
 from core.collect.stop import DEFAULT_GRACE_S, StopSwitch, stop_on_sigint
 from core.collect.store import CollectStore, RunMismatch, RunNotFound
 from core.collect.summary import summarize, to_json, to_text
+from core.errors import EvalBoardError, SettingError
 from core.formats import terminal_text
 from core.llm.cleaning import CleaningRules
 from core.llm.client import run_sync

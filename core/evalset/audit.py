@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-
 # What each automatic check makes sure of (passed), and what its offending ids are (failed).
 CHECK_WORDING = {
     "duplicate_selected": ("no duplicate selected", "duplicates selected"),

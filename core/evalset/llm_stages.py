@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import ceil
 
-from core.errors import EvalBoardError
 import core.evalset.prompts as prompts
+from core.errors import EvalBoardError
 from core.evalset.categories import CLASSIFICATION_FAILED, match_category
 from core.evalset.progress import StageProgress
 from core.evalset.scoring import SCORE_COLUMNS, TAG_COLUMNS

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.errors import SettingError
 import core.evalset.categories as cats
 import core.evalset.llm_stages as stages
+from core.errors import SettingError
 from core.evalset.audit import Audit, StageRecord
 from core.evalset.dedup import semantic_dedup
 from core.evalset.embeddings import tfidf_embed, unit_rows

@@ -23,6 +23,7 @@ from core.evalset.results import EVAL_SET_COLUMNS
 from core.store.connection import connect
 from core.store.transactions import write_transaction
 
+
 class EvalSetExists(EvalBoardError, ValueError):
     pass
 

@@ -25,11 +25,9 @@ from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_f
 from core.io.missing import DEFAULT_MISSING, MISSING_RULES, check_missing_rule
 from core.io.problems import InputError, Problem, ProblemList
 from core.io.read import open_source, read_json_document, read_table
-from core.io.runs import is_lm_eval_document, wide_key_column, runs_from_frame, runs_from_lm_eval, \
-    runs_from_wide
+from core.io.runs import is_lm_eval_document, runs_from_frame, runs_from_lm_eval, runs_from_wide, wide_key_column
 from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_from_frame
-from core.schema import READ_KINDS
-from core.schema import RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
+from core.schema import READ_KINDS, RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
 
 __all__ = ["DEFAULT_MISSING", "MISSING_RULES", "READ_KINDS", "InputError", "Loaded", "Problem", "Proposal",
            "content_fingerprint", "detect_kind", "detection", "load", "load_lm_eval", "open_source", "parse_pairs", "propose_mapping"]

@@ -15,8 +15,15 @@ import pandas as pd
 from core.io.read import open_source, read_table
 from core.io.runs import WIDE_TASK_COLUMNS
 from core.io.votes import ARENA_ALIASES
-from core.schema import OUTCOME_ALIASES, RUN_COLUMN_ALIASES, RUN_COLUMNS, VOTE_COLUMN_ALIASES, VOTE_COLUMNS, \
-    VOTE_REQUIRED, RUN_REQUIRED
+from core.schema import (
+    OUTCOME_ALIASES,
+    RUN_COLUMN_ALIASES,
+    RUN_COLUMNS,
+    RUN_REQUIRED,
+    VOTE_COLUMN_ALIASES,
+    VOTE_COLUMNS,
+    VOTE_REQUIRED,
+)
 
 MAPPABLE = {"votes": VOTE_COLUMNS, "eval_runs": RUN_COLUMNS}
 REQUIRED = {"votes": VOTE_REQUIRED, "eval_runs": RUN_REQUIRED}

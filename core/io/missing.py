@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from core.errors import SettingError
-from core.schema import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
 from core.io.problems import InputError, Problem
+from core.schema import DEFAULT_MISSING, MISSING_RULES  # noqa: F401 - re-exported for core.io
+
 MAX_MODELS_NAMED = 8  # models listed by name in a note; the leaderboard has them all
 
 

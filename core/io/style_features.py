@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from core.errors import EvalBoardError
 
 STYLE_FEATURES = ("length", "headers", "lists", "bold")

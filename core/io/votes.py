@@ -7,12 +7,28 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from core.io.columns import map_columns, parse_flags, parse_names, parse_numbers, parse_outcomes, \
-    parse_outcomes_and_drops, parse_timestamps, text_values
+from core.io.columns import (
+    map_columns,
+    parse_flags,
+    parse_names,
+    parse_numbers,
+    parse_outcomes,
+    parse_outcomes_and_drops,
+    parse_timestamps,
+    text_values,
+)
 from core.io.problems import ProblemList
 from core.io.reshape import reshape_votes
-from core.schema import COUNT_REQUIRED, COUNT_STRATA, DEFAULT_DIMENSION, DEFAULT_GAME_ID, \
-    VOTE_COLUMN_ALIASES, VOTE_COLUMNS, VOTE_LABEL_COLUMNS, VOTE_REQUIRED
+from core.schema import (
+    COUNT_REQUIRED,
+    COUNT_STRATA,
+    DEFAULT_DIMENSION,
+    DEFAULT_GAME_ID,
+    VOTE_COLUMN_ALIASES,
+    VOTE_COLUMNS,
+    VOTE_LABEL_COLUMNS,
+    VOTE_REQUIRED,
+)
 
 # Chatbot Arena / FastChat battle records keep answer lengths in nested conversation metadata.
 ARENA_ALIASES = {

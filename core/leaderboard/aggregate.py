@@ -23,13 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.stats.resampling import percentile_interval
-from core.schema import RANK_BY
-from core.stats.evidence import check_intervals, rank_ranges_with_evidence
-from core.stats.friedman import FriedmanResult, friedman
 from core.leaderboard.scores import LeaderboardError, ScoreMatrix, parse_runs, score_matrix
 from core.leaderboard.subset_draws import SubsetDraws
 from core.leaderboard.task_bootstrap import EPS, RankCI, rank_summary, task_wins
+from core.schema import RANK_BY
+from core.stats.evidence import check_intervals, rank_ranges_with_evidence
+from core.stats.friedman import FriedmanResult, friedman
+from core.stats.resampling import percentile_interval
 from core.validation import check_alpha, check_replicates, check_seed
 
 __all__ = ["RANK_BY", "Leaderboard", "LeaderboardRow", "LeaderboardSettings", "PairwiseRow", "aggregate",

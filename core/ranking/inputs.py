@@ -8,16 +8,23 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+import core.ranking.bradley_terry as bt
 from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY
 from core.ranking import analysed_votes, rank_cells, rank_used, rank_votes, votes_to_rank, without_absent_models
-import core.ranking.bradley_terry as bt
 from core.ranking.cells import Cells, battle_matrix, cells_from_counts, compress_votes, observed_win_rates
 from core.ranking.render import ELO_SCHEMES
+from core.ranking.request import (
+    DimensionChoice,
+    PreparedVotes,
+    choose_dimension,
+    count_items,
+    dimension_order,
+    dimension_rows,
+    prepare_votes,
+)
 from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.schemes.bt import mm_info, with_convergence_note
 from core.ranking.types import Ranking, RankingError, RankSettings
-from core.ranking.request import (DimensionChoice, PreparedVotes, choose_dimension, count_items, dimension_order,
-                          dimension_rows, prepare_votes)
 from core.schema import COUNT_STRATA
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)

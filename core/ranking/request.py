@@ -28,11 +28,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.errors import EvalBoardError, SettingError
 from core.annotators.quality import annotator_quality, apply_policy
-from core.schema import POLICIES
+from core.errors import EvalBoardError, SettingError
 from core.filters import Filters
 from core.filters import apply as apply_filters
+from core.schema import POLICIES
 
 # The columns whose values one judged item shares across its dimensions (those present are used).
 ITEM_COLUMNS = ("annotator_id", "query_id", "game_id", "model_a", "model_b", "timestamp")

@@ -16,8 +16,16 @@ import numpy as np
 
 from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE
 from core.ranking.style_bootstrap import bootstrap
-from core.ranking.style_model import DEFAULT_PENALTY, NEWTON_TOL, STYLE_FEATURES, StyleInputError, fit_rows, \
-    sandwich, style_design, style_rows
+from core.ranking.style_model import (
+    DEFAULT_PENALTY,
+    NEWTON_TOL,
+    STYLE_FEATURES,
+    StyleInputError,
+    fit_rows,
+    sandwich,
+    style_design,
+    style_rows,
+)
 from core.stats.intervals import z_value
 
 INTERVALS = ("sandwich", "bootstrap", "none")

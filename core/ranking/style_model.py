@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from core.errors import EvalBoardError
-from core.ranking.bradley_terry import ELO_BASE, ELO_SCALE, NONIDENTIFIABLE_PRIOR, ConvergenceError, strong_components
+from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, ConvergenceError, strong_components
 
 STYLE_FEATURES = ("length", "headers", "lists", "bold")
 POSITION = "position"

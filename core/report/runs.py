@@ -10,13 +10,21 @@ from typing import Any
 
 import pandas as pd
 
+from core.charts import runs as charts
+from core.charts.cd import critical_difference_figure
 from core.formats import dumps
 from core.leaderboard.aggregate import Leaderboard, LeaderboardSettings, aggregate
 from core.leaderboard.render import full_markdown, leaderboard_dict, to_csv
 from core.leaderboard.tables import bar_rows, category_means, pair_frame
-from core.charts import runs as charts
-from core.charts.cd import critical_difference_figure
-from core.report.bundle import REPORT_JSON, ReportResult, ReportSettings, Steps, figures_markdown, png_status, write_pngs
+from core.report.bundle import (
+    REPORT_JSON,
+    ReportResult,
+    ReportSettings,
+    Steps,
+    figures_markdown,
+    png_status,
+    write_pngs,
+)
 
 LEADERBOARD_JSON = "leaderboard.json"
 MARKDOWN = "LEADERBOARD.md"

@@ -15,20 +15,28 @@ from typing import Any
 
 import pandas as pd
 
+import core.report.votes_data as vd
 from core.annotators import render as annotator_render
 from core.annotators.report import build_prepared
 from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
-from core.formats import csv_table, dumps, markdown_text
-from core.ranking.render import model_fields, ranking_dict
-from core.ranking.inputs import rank_prepared, require_votes_after_policy
-from core.ranking.render import to_markdown as ranking_markdown
-from core.ranking import Ranking, RankSettings
-from core.ranking.request import PreparedVotes, prepare_votes
 from core.charts import votes as charts
-import core.report.votes_data as vd
-from core.report.bundle import (REPORT_JSON, ReportResult, ReportSettings, Steps, figures_markdown, png_status,
-                                safe_name, write_pngs)
+from core.formats import csv_table, dumps, markdown_text
+from core.ranking import Ranking, RankSettings
+from core.ranking.inputs import rank_prepared, require_votes_after_policy
+from core.ranking.render import model_fields, ranking_dict
+from core.ranking.render import to_markdown as ranking_markdown
+from core.ranking.request import PreparedVotes, prepare_votes
+from core.report.bundle import (
+    REPORT_JSON,
+    ReportResult,
+    ReportSettings,
+    Steps,
+    figures_markdown,
+    png_status,
+    safe_name,
+    write_pngs,
+)
 
 MARKDOWN = "BT_ANALYSIS_REPORT.md"
 CSV = "BT_ANALYSIS_REPORT.csv"

@@ -23,12 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.ranking.bradley_terry import predicted_win_rates
-from core.ranking.periods import early_period
-from core.ranking.schemes.stratified import stratified_win_rates
-from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
 from core.bias.diagnose import LengthTest, PositionTest, TableTest
-from core.ranking.inputs import _groups, with_request
 from core.ranking import (
     Ranking,
     RankingError,
@@ -37,6 +32,11 @@ from core.ranking import (
     rank_votes,
     without_absent_models,
 )
+from core.ranking.bradley_terry import predicted_win_rates
+from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
+from core.ranking.inputs import _groups, with_request
+from core.ranking.periods import early_period
+from core.ranking.schemes.stratified import stratified_win_rates
 
 SCOPES = {"game": ["game_id"], "dimension": ["dimension"], "game_dimension": ["game_id", "dimension"]}
 

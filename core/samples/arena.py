@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.errors import SettingError
 from core.samples.truth import (
     CATEGORIES,
     DIMENSIONS,
@@ -26,7 +27,6 @@ from core.samples.truth import (
     arena_demo_truth,
 )
 from core.schema import OUTCOME_CODE, OUTCOMES, VOTE_COLUMNS
-from core.errors import SettingError
 from core.validation import check_integer
 
 _ELO_TO_LOGIT = np.log(10.0) / 400.0

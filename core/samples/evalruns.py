@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from core.validation import check_integer
 from core.schema import RUN_COLUMNS
+from core.validation import check_integer
 
 EVAL_MODELS = ("atlas-70b", "borealis-8b", "cirrus-mini")
 # (task_id, category, metric_name): three tasks per category, metrics as the harnesses name them.

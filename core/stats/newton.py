@@ -5,7 +5,7 @@ Biometrika 71:1–10). Used by the Davidson tie model and the covariate-adjusted
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

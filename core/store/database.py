@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +16,15 @@ import sqlite_utils
 from core.errors import SettingError
 from core.io import Loaded
 from core.io.names import dataset_name
-from core.store.snapshot import path_for as snapshot_path, read as read_snapshot, remove as remove_snapshots
-from core.store.snapshot import write as write_snapshot
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
 from core.store.connection import REPO_ROOT, connect, default_db_path
-from core.store.transactions import read_transaction, write_transaction
 from core.store.names import DatasetNotFound, campaign_dataset_row, not_found
+from core.store.snapshot import path_for as snapshot_path
+from core.store.snapshot import read as read_snapshot
+from core.store.snapshot import remove as remove_snapshots
+from core.store.snapshot import write as write_snapshot
 from core.store.tables import ANNOTATOR_LABEL_FIELD, LABEL_FIELD, TABLE_OF_KIND, TYPES_OF_TABLE
+from core.store.transactions import read_transaction, write_transaction
 
 CHUNK_ROWS = 100_000  # rows per executemany call; progress is reported between chunks
 __all__ = ["REPO_ROOT", "Dataset", "DatasetNotFound", "IngestResult", "Store", "default_db_path"]
@@ -324,7 +326,7 @@ def annotator_display_names(labels: Mapping[str, str], ids: Sequence[str]) -> li
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _dataset(row: tuple) -> Dataset:

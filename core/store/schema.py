@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 from core.errors import EvalBoardError
 from core.schema import OUTCOMES
-from core.store.transactions import write_transaction
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
+from core.store.transactions import write_transaction
 
 SCHEMA_VERSION = 3
 

@@ -8,7 +8,13 @@ import pandas as pd
 
 import core.ranking.bradley_terry as bt
 from core.ranking.cells import compress_votes
-from core.ranking.covariates import ConvergenceError, NotIdentifiableError, SeparationError, fit_adjusted, style_features
+from core.ranking.covariates import (
+    ConvergenceError,
+    NotIdentifiableError,
+    SeparationError,
+    fit_adjusted,
+    style_features,
+)
 from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.types import Covariate, FitInfo, Ranking, RankingError, RankSettings
 
