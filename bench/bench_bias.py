@@ -1,4 +1,4 @@
-"""Bias diagnostics at scale (DESIGN "Performance goals"): 1,000,000 canonical votes with every optional
+"""Bias diagnostics at scale (docs/design.md "Performance goals"): 1,000,000 canonical votes with every optional
 column. Goals: full ``diagnose`` + JSON/markdown report ≤ 3 s; scheme ipw with 1,000 bootstrap
 replicates ≤ 2 s. Prints medians of a few repeats; it is a benchmark, not a test."""
 

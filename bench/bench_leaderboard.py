@@ -1,4 +1,4 @@
-"""Leaderboard benchmark: 100 models × 10,000 tasks × 5 categories, B = 1,000 (METHODS §3, §8).
+"""Leaderboard benchmark: 100 models × 10,000 tasks × 5 categories, B = 1,000 (docs/methods.md §3, §8).
 
 Scores are drawn per model from a Beta distribution (model ability shifts its mean), per-(model, task)
 rows go through ``pivot`` and then each stage of ``aggregate`` is timed on its own; ``total`` is one

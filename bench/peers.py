@@ -18,7 +18,7 @@ seed (make_votes is deterministic), so peak memory is per recipe and a recipe th
 --timeout without losing the others. Data generation is never timed; the aggregation a recipe needs
 (cells, K×K matrix, DataFrame -> PairDataset) IS timed as part of the recipe and also reported apart.
 
-Estimates are put on the METHODS §2 scale: Elo = 400·log10(π) + 1500 with π normalised to mean 1.
+Estimates are put on the docs/methods.md §2 scale: Elo = 400·log10(π) + 1500 with π normalised to mean 1.
 Ties: half a win for each side everywhere (evalica Winner.Draw with tie_weight=0.5, choix W += 0.5 per tie,
 arena-rank winner="tie" -> outcome 0.5).
 """
@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import synthetic  # noqa: E402
 
-B_FULL = 1000  # replicates the comparison is about (METHODS §0)
+B_FULL = 1000  # replicates the comparison is about (docs/methods.md §0)
 
 RECIPES = [
     "evalica_bt_rows",
@@ -67,7 +67,7 @@ DESCRIPTIONS = {
 
 # ----------------------------------------------------------------------------------------------- utils
 def elo_from_log_pi(theta: np.ndarray) -> np.ndarray:
-    """log-strengths (natural log, any offset) -> METHODS §2 Elo (mean π = 1)."""
+    """log-strengths (natural log, any offset) -> docs/methods.md §2 Elo (mean π = 1)."""
     theta = np.asarray(theta, dtype=np.float64)
     return synthetic.elo_from_pi(np.exp(theta - theta.max()))
 
@@ -373,7 +373,7 @@ def _arena_frame(votes):
 
 
 def _arena_elo(ratings, model, competitors, models):
-    """arena-rank ratings = θ·(400/ln 10) + init_rating (1000), θ unnormalised -> METHODS Elo."""
+    """arena-rank ratings = θ·(400/ln 10) + init_rating (1000), θ unnormalised -> docs/methods.md Elo."""
     theta = (np.asarray(ratings, dtype=np.float64) - model.init_rating) / model.alpha
     elo = elo_from_log_pi(theta)
     pos = {m: i for i, m in enumerate(competitors)}
@@ -381,7 +381,7 @@ def _arena_elo(ratings, model, competitors, models):
 
 
 def _arena_scaled_to_elo_ci(res, model, models):
-    """Map arena-rank lower/upper to METHODS Elo: both scales are 400·θ/ln10 + constant, so shift by the
+    """Map arena-rank lower/upper to docs/methods.md Elo: both scales are 400·θ/ln10 + constant, so shift by the
     (model-independent) offset between our Elo and arena-rank's rating at the point estimate."""
     ratings = np.asarray(res["ratings"], dtype=np.float64)
     ours = elo_from_log_pi((ratings - model.init_rating) / model.alpha)
@@ -637,7 +637,7 @@ def main(argv=None):
         "config": {"n_votes": args.votes, "n_models": args.models, "tie_share": args.tie_share,
                    "data_seed": args.data_seed, "boot_seed": args.seed, "target_replicates": B_FULL,
                    "cpu_count": os.cpu_count(), "python": sys.version.split()[0], "versions": versions},
-        "elo_convention": "400*log10(pi) + 1500, pi normalised to mean 1 (METHODS §2)",
+        "elo_convention": "400*log10(pi) + 1500, pi normalised to mean 1 (docs/methods.md §2)",
         "recipes": results,
         "agreement_max_abs_delta_elo": agree,
     }

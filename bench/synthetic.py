@@ -7,7 +7,7 @@ adds the aggregations the peer recipes are fed. It runs in BOTH the project venv
     votes = make_votes(1_000_000, 50, tie_share=0.10, seed=0)
     left, right, outcome, count = to_cells(votes)
 
-Outcome coding: 0 = left won, 1 = right won, 2 = tie (ties are half wins under METHODS §2).
+Outcome coding: 0 = left won, 1 = right won, 2 = tie (ties are half wins under docs/methods.md §2).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def to_cells(votes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
 
 
 def win_matrix(left: np.ndarray, right: np.ndarray, outcome: np.ndarray, count: np.ndarray, n_models: int) -> np.ndarray:
-    """K×K matrix W[i, j] = wins of i over j, ties counted as half a win for each side (METHODS §2)."""
+    """K×K matrix W[i, j] = wins of i over j, ties counted as half a win for each side (docs/methods.md §2)."""
     k = int(n_models)
     c = np.asarray(count, dtype=np.float64)
     li, ri = np.asarray(left, dtype=np.int64), np.asarray(right, dtype=np.int64)

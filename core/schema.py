@@ -35,10 +35,10 @@ DEFAULT_DIMENSION = "overall"
 # Outcomes, in code order. The code is what the store keeps; the label is what users read.
 OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
 OUTCOME_CODE = {label: code for code, label in enumerate(OUTCOMES)}
-# Score of the LEFT model per outcome (METHODS §0): ties and both-bad count as half a win.
+# Score of the LEFT model per outcome (docs/methods.md §0): ties and both-bad count as half a win.
 LEFT_SCORE = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 
-# Case-insensitive spellings accepted for each outcome (DESIGN "Inputs"). Anything else is an error.
+# Case-insensitive spellings accepted for each outcome (docs/design.md "Inputs"). Anything else is an error.
 OUTCOME_ALIASES = {
     "model_a": "model_a", "a": "model_a", "left": "model_a", "1": "model_a",
     "model_b": "model_b", "b": "model_b", "right": "model_b", "2": "model_b",
@@ -85,7 +85,7 @@ SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted")
 TIE_MODELS = ("half", "davidson")
 CI_METHODS = ("bootstrap", "sandwich", "none")
 
-# What a ranking does with the votes of unqualified annotators (core.annotators.quality, METHODS §7).
+# What a ranking does with the votes of unqualified annotators (core.annotators.quality, docs/methods.md §7).
 POLICIES = ("keep", "exclude", "downweight")
 
 # How a score-table leaderboard orders its models (core.leaderboard.aggregate).

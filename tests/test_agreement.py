@@ -1,4 +1,4 @@
-"""Inter-annotator agreement (METHODS §7 "Agreement on overlapping items"): Cohen κ, Fleiss κ,
+"""Inter-annotator agreement (docs/methods.md §7 "Agreement on overlapping items"): Cohen κ, Fleiss κ,
 Krippendorff α (nominal), orientation canonicalisation, and checks against statsmodels, the
 ``krippendorff`` package (when installed) and real data (peer libraries' inputs, PandaLM)."""
 
@@ -41,10 +41,10 @@ from tests.reference_values import (
 )
 
 N = None
-# METHODS §7 reference data (R1, R2, FLEISS_ITEMS, ALPHA_MISSING) and values: tests/reference_values.py.
+# docs/methods.md §7 reference data (R1, R2, FLEISS_ITEMS, ALPHA_MISSING) and values: tests/reference_values.py.
 
 
-# ---------------------------------------------------------------- METHODS §7 reference values
+# ---------------------------------------------------------------- docs/methods.md §7 reference values
 
 def test_cohen_reference_methods_7():
     parts = cohen_parts(R1, R2)

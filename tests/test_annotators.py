@@ -1,5 +1,5 @@
-"""Annotator quality and the ``evalboard annotators`` report (METHODS §7): golden accuracy with a
-Wilson CI, fast answers, status rules at their exact thresholds, the JSON contract of DESIGN "CLI",
+"""Annotator quality and the ``evalboard annotators`` report (docs/methods.md §7): golden accuracy with a
+Wilson CI, fast answers, status rules at their exact thresholds, the JSON contract of docs/design.md "CLI",
 and the exclusion effect on the BT ranking."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def annotator_votes(who: str, n_votes: int, n_golden: int, n_correct: int, n_fas
 
 @pytest.fixture
 def u_votes() -> pd.DataFrame:
-    """The five annotators of METHODS §7 "Ref"."""
+    """The five annotators of docs/methods.md §7 "Ref"."""
     return pd.DataFrame(
         annotator_votes("u1", 20, 5, 4, 4)
         + annotator_votes("u2", 20, 2, 2, 6)
@@ -90,7 +90,7 @@ def test_policy_counts(u_votes):
 def test_crowdkit_toy_golden_accuracy():
     """crowd-kit's toy YSDA data (peers/PROVENANCE.md): gold t1 = t2 = yes. Accuracy on golds:
     w1 1/2, w2 2/2, w3 1/1, w4 1/2, w5 0/2 (the gold-majority-vote skills of crowd-kit's tests);
-    fewer than 3 golds each, so none is judged on accuracy (METHODS §7)."""
+    fewer than 3 golds each, so none is judged on accuracy (docs/methods.md §7)."""
     answers = pd.read_csv(shared_file("peers/toy_ysda_answers.csv"))
     gold = pd.read_csv(shared_file("peers/toy_ysda_gold.csv"))
     gold_col = [c for c in gold.columns if c != "task"][0]

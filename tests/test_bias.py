@@ -1,5 +1,5 @@
-"""Bias diagnostics (core.bias.diagnose, core.bias.render) against the METHODS §4 references, planted biases,
-a calibration check on bias-free data, and the DESIGN "CLI" JSON contract of ``evalboard bias``."""
+"""Bias diagnostics (core.bias.diagnose, core.bias.render) against the docs/methods.md §4 references, planted biases,
+a calibration check on bias-free data, and the docs/design.md "CLI" JSON contract of ``evalboard bias``."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ from tests.reference_values import (
 )
 
 RTOL = 1e-6
-ATOL = 5e-8  # the METHODS references are printed to 7 decimals
+ATOL = 5e-8  # the docs/methods.md references are printed to 7 decimals
 
 
 def frame(left, right, winner, **extra) -> pd.DataFrame:
@@ -65,9 +65,9 @@ def frame(left, right, winner, **extra) -> pd.DataFrame:
     return out
 
 
-# ---------------------------------------------------------------- METHODS §4 references
+# ---------------------------------------------------------------- docs/methods.md §4 references
 
-def test_position_binomial_references():  # METHODS §4a, §1 (Wilson of 60/100)
+def test_position_binomial_references():  # docs/methods.md §4a, §1 (Wilson of 60/100)
     t = binomial(60, 100)
     assert_allclose(t.p_value, POSITION_60_OF_100_P, rtol=RTOL, atol=ATOL)
     assert_allclose((t.ci_low, t.ci_high), POSITION_60_OF_100_WILSON, atol=5e-5)
@@ -76,14 +76,14 @@ def test_position_binomial_references():  # METHODS §4a, §1 (Wilson of 60/100)
 
 
 def d2_votes() -> tuple[pd.DataFrame, np.ndarray]:
-    """Reference D2 of METHODS §5 (left-right, period: left wins / right wins / ties)."""
+    """Reference D2 of docs/methods.md §5 (left-right, period: left wins / right wins / ties)."""
     spec = D2
     rows = [(l, r, e, o) for l, r, e, *n in spec for o, c in zip(OUTCOMES, n) for _ in range(c)]
     left, right, early, win = zip(*rows)
     return frame(left, right, win), np.array(early)
 
 
-def test_weighted_position_d2_ipw():  # METHODS §4a weighted score test, §6 D2
+def test_weighted_position_d2_ipw():  # docs/methods.md §4a weighted score test, §6 D2
     votes, early = d2_votes()
     assert len(votes) == 43
     w, _ = ipw_weights(votes, early=early)
@@ -93,14 +93,14 @@ def test_weighted_position_d2_ipw():  # METHODS §4a weighted score test, §6 D2
     assert_allclose([share, n_eff, z, p], D2_IPW_POSITION, rtol=RTOL, atol=ATOL)
 
 
-def test_order_two_proportions_reference():  # METHODS §4b
+def test_order_two_proportions_reference():  # docs/methods.md §4b
     t = two_proportions(40, 50, 30, 50)
     assert_allclose([t.z, t.p_value, t.chi2, t.fisher_p], ORDER_40_50_VS_30_50, rtol=RTOL, atol=ATOL)
     assert np.isnan(two_proportions(1, 0, 3, 4).p_value)
 
 
 @pytest.mark.parametrize("n, early, late", [(5, [1, 2], [4, 5]), (4, [1, 2], [3, 4]), (2, [1], [2]), (1, [], [])])
-def test_session_split_rules(n, early, late):  # METHODS §4b: n=5 drops r=3; n_a < 2 drops out
+def test_session_split_rules(n, early, late):  # docs/methods.md §4b: n=5 drops r=3; n_a < 2 drops out
     # rows deliberately out of time order, so the split must sort by timestamp
     times = np.arange(n)[::-1].copy()
     e, l = session_halves(np.zeros(n, np.int64), times)
@@ -108,21 +108,21 @@ def test_session_split_rules(n, early, late):  # METHODS §4b: n=5 drops r=3; n_
     assert sorted(rank[e]) == early and sorted(rank[l]) == late
 
 
-def test_session_split_ties_broken_by_vote_id_and_row_order():  # METHODS §4b "(timestamp, vote_id)"
+def test_session_split_ties_broken_by_vote_id_and_row_order():  # docs/methods.md §4b "(timestamp, vote_id)"
     e, l = session_halves(np.zeros(4, np.int64), np.zeros(4, np.int64), pd.Series(["v4", "v3", "v2", "v1"]))
     assert list(e) == [False, False, True, True] and list(l) == [True, True, False, False]
     e, l = session_halves(np.array([0, 1, 0, 1, 0]), None)  # no timestamps: row order per annotator
     assert list(e) == [True, True, False, False, False] and list(l) == [False, False, False, True, True]
 
 
-def test_model_position_reference():  # METHODS §4c
+def test_model_position_reference():  # docs/methods.md §4c
     t = _table_test(np.array([30, 25, 15]), np.array([20, 25, 25]), ["A", "B", "C"], 0.5, 0.05, "x", "left")
     assert_allclose([t.chi2, t.df, t.p_value], MODEL_POSITION_TEST, rtol=RTOL, atol=ATOL)
     assert_allclose([r.test.p_value for r in t.per_model], MODEL_POSITION_P, rtol=RTOL, atol=ATOL)
     assert_allclose([r.p_holm for r in t.per_model], MODEL_POSITION_P_HOLM, rtol=RTOL, atol=ATOL)
 
 
-def test_time_exposure_reference_through_diagnose():  # METHODS §4d: A 35/15, B 20/30, C 15/25
+def test_time_exposure_reference_through_diagnose():  # docs/methods.md §4d: A 35/15, B 20/30, C 15/25
     # Early pairs A–B 20, A–C 15; late A–B 10, A–C 5, B–C 20: exactly the reference appearances.
     pairs = [("A", "B")] * 20 + [("A", "C")] * 15 + [("A", "B")] * 10 + [("A", "C")] * 5 + [("B", "C")] * 20
     left, right = zip(*pairs)
@@ -134,7 +134,7 @@ def test_time_exposure_reference_through_diagnose():  # METHODS §4d: A 35/15, B
                     rtol=RTOL, atol=ATOL)
 
 
-def test_length_references():  # METHODS §4e
+def test_length_references():  # docs/methods.md §4e
     assert_allclose(binomial(62, 100).p_value, LENGTH_62_OF_100_P, rtol=RTOL, atol=ATOL)
     x, y = LOGIT_TOY_X, LOGIT_TOY_Y
     fit = logit_fit(x, y)
@@ -142,7 +142,7 @@ def test_length_references():  # METHODS §4e
     assert_allclose(fit.se, LOGIT_TOY_SE, rtol=RTOL, atol=ATOL)
 
 
-def test_length_d4_through_diagnose():  # METHODS §4e with reference D4 of §8
+def test_length_d4_through_diagnose():  # docs/methods.md §4e with reference D4 of §8
     code = {"L": "model_a", "R": "model_b", "T": "tie"}
     votes = frame(list(D4_LEFT), list(D4_RIGHT), [code[c] for c in D4_OUTCOME], len_a=D4_LEN_L, len_b=D4_LEN_R)
     d = bias_report.report_dict(diagnose(votes))["length"]
@@ -151,14 +151,14 @@ def test_length_d4_through_diagnose():  # METHODS §4e with reference D4 of §8
     assert_allclose([d["beta"], d["beta_se"], d["beta_p"]], D4_LENGTH_BETA, rtol=RTOL, atol=ATOL)
 
 
-def test_logit_separation_gives_nan_and_flag():  # METHODS §4e: no MLE under separation
+def test_logit_separation_gives_nan_and_flag():  # docs/methods.md §4e: no MLE under separation
     fit = logit_fit([-.3, -.2, -.1, .1, .2, .3], [0, 0, 0, 1, 1, 1])
     assert fit.flag == "separation" and np.isnan(fit.beta).all() and np.isnan(fit.se).all()
     assert logit_fit([-.3, -.2, .1, .1], [0, 0, 0, 1]).flag == "separation"  # quasi-complete
     assert logit_fit([.1, .2], [0, 1]).flag == "too_few_votes"
 
 
-def test_pairing_references():  # METHODS §4f
+def test_pairing_references():  # docs/methods.md §4f
     t = pairing_test([30, 25, 15])
     assert_allclose([t.chi2, t.df, t.p_value], PAIRING_3_PAIRS, rtol=RTOL, atol=ATOL)
     t = pairing_test([30, 25, 15, 0, 5, 15])
@@ -166,7 +166,7 @@ def test_pairing_references():  # METHODS §4f
     assert t.zero_pairs == 1
 
 
-def test_pairing_counts_unseen_pairs_as_zero():  # METHODS §4f "zeros included"
+def test_pairing_counts_unseen_pairs_as_zero():  # docs/methods.md §4f "zeros included"
     votes = frame(["A", "A", "B"], ["B", "B", "A"], ["model_a"] * 3)
     votes["model_a"] = votes["model_a"].cat.add_categories([])
     r = diagnose(pd.concat([votes, frame(["C"], ["A"], ["tie"])]).pipe(
@@ -189,7 +189,7 @@ def demo():
     return votes_from_frame(arena_demo(20_000), "arena_demo")[0]
 
 
-def test_planted_biases_are_detected(demo):  # core.samples plants every METHODS §4 bias
+def test_planted_biases_are_detected(demo):  # core.samples plants every docs/methods.md §4 bias
     r = diagnose(demo)
     assert r.position.test.p_value < 0.01 and r.position.test.share > 0.5
     biased = {m.model: m for m in r.model_position.per_model}[BIASED_MODEL]
@@ -202,7 +202,7 @@ def test_planted_biases_are_detected(demo):  # core.samples plants every METHODS
     assert r.n_votes + r.n_golden == len(demo)
 
 
-def test_golden_votes_do_not_enter_the_tests(demo):  # METHODS §0
+def test_golden_votes_do_not_enter_the_tests(demo):  # docs/methods.md §0
     golden = demo["is_golden"].to_numpy()
     with_gold = diagnose(demo, with_corrections=False)
     without = diagnose(demo[~golden].drop(columns=["is_golden", "golden_answer"]), with_corrections=False)
@@ -273,7 +273,7 @@ PER_MODEL = {"model", "k", "n", "share", "p_value", "p_holm"}
 EXTRAS = {"n_golden", "alpha", "corrections"}
 
 
-def test_json_has_the_design_contract_keys(demo):  # DESIGN "CLI": bias --format json
+def test_json_has_the_design_contract_keys(demo):  # docs/design.md "CLI": bias --format json
     d = json.loads(bias_report.to_json(diagnose(demo)))
     assert set(d) == {"n_votes", "order", *CONTRACT} | EXTRAS
     for name, keys in CONTRACT.items():
@@ -285,7 +285,7 @@ def test_json_has_the_design_contract_keys(demo):  # DESIGN "CLI": bias --format
     assert "## Raw vs corrected" in md and BIASED_MODEL in md
 
 
-def test_corrections_d2_ranking_changes():  # METHODS §6 D2: IPW changes the ranking
+def test_corrections_d2_ranking_changes():  # docs/methods.md §6 D2: IPW changes the ranking
     votes, early = d2_votes()
     times = np.where(early, 0, 10**9).astype("int64")
     # ties at the median timestamp would mis-split D2, so pass the periods explicitly

@@ -1,5 +1,5 @@
 """Bradley–Terry fits (core.ranking.bradley_terry): the MM reference, the Newton fast path, the identifiability
-policy, Elo conversion and the win-rate route, against METHODS §2 and live peer libraries
+policy, Elo conversion and the win-rate route, against docs/methods.md §2 and live peer libraries
 (evalica, choix)."""
 
 from __future__ import annotations
@@ -37,19 +37,19 @@ from tests.reference_values import (
     DISCONNECTED_W,
 )
 
-# Tolerances (METHODS §0): point estimates rtol 1e-6; an MM fit stopped at tol 1e-6 is held to
+# Tolerances (docs/methods.md §0): point estimates rtol 1e-6; an MM fit stopped at tol 1e-6 is held to
 # rtol 1e-5 on π and abs 1e-3 on Elo. Newton stops at |Δθ| < 1e-10, so it meets the exact MLE.
 RTOL_REF = 1e-6
 RTOL_MM = 1e-5
 ATOL_ELO_MM = 1e-3
-ATOL_ELO_EXACT = 1e-4  # the METHODS Elo values are printed to 4 decimals
-RTOL_NEWTON_VS_MM = 1e-6  # METHODS §2: "max relative difference in π ≤ 1e-6"
-ATOL_MAP_MM = 1.15e-6  # METHODS §2: MM reaches the c = 0.5 MAP "within 1.1e-6" (2 digits: 1.107e-6 here)
+ATOL_ELO_EXACT = 1e-4  # the docs/methods.md Elo values are printed to 4 decimals
+RTOL_NEWTON_VS_MM = 1e-6  # docs/methods.md §2: "max relative difference in π ≤ 1e-6"
+ATOL_MAP_MM = 1.15e-6  # docs/methods.md §2: MM reaches the c = 0.5 MAP "within 1.1e-6" (2 digits: 1.107e-6 here)
 ATOL_PEER_ELO = 0.01  # live peer cross-check, Elo points
 ATOL_CHOIX = 1e-6  # choix's test cases print 9 digits
 
 MODELS = ("A", "B", "C", "D")
-# METHODS §2, Reference D1 and its worked values: tests/reference_values.py.
+# docs/methods.md §2, Reference D1 and its worked values: tests/reference_values.py.
 
 
 def d1_win_matrix() -> np.ndarray:
@@ -74,16 +74,16 @@ def newton_pi(w: np.ndarray, prior: float = 0.0) -> np.ndarray:
     return pi / pi.mean()
 
 
-# --- METHODS §2, Reference D1 ---------------------------------------------------------------------
+# --- docs/methods.md §2, Reference D1 ---------------------------------------------------------------------
 
 
 def test_d1_win_matrix_rows_are_exactly_as_methods_gives():
-    # METHODS §2, D1: ties count half a win to each side.
+    # docs/methods.md §2, D1: ties count half a win to each side.
     assert_array_equal(d1_win_matrix(), D1_W)
 
 
 def test_mm_reference_d1_iterations_and_strengths():
-    # METHODS §2, D1: "MM as specified: 25 iterations".
+    # docs/methods.md §2, D1: "MM as specified: 25 iterations".
     fit = bt.fit(D1_W, MODELS)
     assert fit.identifiable and fit.prior == 0.0 and fit.n_components == 1
     assert fit.converged and fit.iterations == D1_MM_ITERATIONS
@@ -92,14 +92,14 @@ def test_mm_reference_d1_iterations_and_strengths():
 
 
 def test_newton_reaches_the_exact_mle_and_agrees_with_mm():
-    # METHODS §2: exact MLE (scipy BFGS and statsmodels GLM agree); Newton vs MM ≤ 1e-6 relative.
+    # docs/methods.md §2: exact MLE (scipy BFGS and statsmodels GLM agree); Newton vs MM ≤ 1e-6 relative.
     pi = newton_pi(D1_W)
     assert_allclose(pi, D1_MLE_PI, rtol=RTOL_REF)
     assert np.max(np.abs(pi / bt.fit(D1_W, MODELS).pi - 1)) <= RTOL_NEWTON_VS_MM
 
 
 def test_elo_conversion_d1():
-    # METHODS §2, D1: Elo = 400·log10(π) + 1500 with mean(π) = 1.
+    # docs/methods.md §2, D1: Elo = 400·log10(π) + 1500 with mean(π) = 1.
     fit = bt.fit(D1_W, MODELS)
     assert_allclose(fit.elo, D1_ELO, atol=ATOL_ELO_MM)
     theta, _, _ = bt.newton(D1_W)
@@ -109,13 +109,13 @@ def test_elo_conversion_d1():
 
 
 def test_geometric_normalisation_is_a_shift_of_the_elo():
-    # METHODS §2, D1: geometric normalisation (mean Elo = 1500 exactly) is the same ratings shifted.
+    # docs/methods.md §2, D1: geometric normalisation (mean Elo = 1500 exactly) is the same ratings shifted.
     elo = bt.elo_from_pi(newton_pi(D1_W))
     assert_allclose(elo - elo.mean() + 1500, D1_ELO_GEOMETRIC, atol=ATOL_ELO_EXACT)
 
 
 def test_anchored_elo_d1():
-    # METHODS §2, D1: anchored D = 1000.
+    # docs/methods.md §2, D1: anchored D = 1000.
     fit = bt.fit(D1_W, MODELS)
     elo = bt.elo_from_pi(fit.pi, anchor=(3, 1000.0))
     assert_allclose(elo, D1_ELO_ANCHORED_D, atol=ATOL_ELO_MM)
@@ -123,7 +123,7 @@ def test_anchored_elo_d1():
 
 
 def test_predicted_win_probability_d1():
-    # METHODS §2, D1: P(A ≻ B) = 0.6724499 from the Elo ratings.
+    # docs/methods.md §2, D1: P(A ≻ B) = 0.6724499 from the Elo ratings.
     p = bt.predicted_win_rates(bt.elo_from_pi(newton_pi(D1_W)))
     assert p[0, 1] == pytest.approx(D1_P_A_BEATS_B, rel=RTOL_REF)
     assert_allclose(p + p.T, np.where(np.eye(4, dtype=bool), np.nan, 1.0), rtol=1e-12)
@@ -131,7 +131,7 @@ def test_predicted_win_probability_d1():
 
 
 def test_win_rate_route_reproduces_w():
-    # METHODS §2, D1 "Win-rate route": r_ij·n_ij with r including half ties. 5/6 is not exact in
+    # docs/methods.md §2, D1 "Win-rate route": r_ij·n_ij with r including half ties. 5/6 is not exact in
     # binary, so W_DA = (1 − 5/6)·6 is 1 up to one rounding (atol 1e-12), everything else exact.
     r = np.full((4, 4), np.nan)
     n = np.zeros((4, 4))
@@ -146,7 +146,7 @@ def test_win_rate_route_reproduces_w():
 
 
 def test_win_rate_route_one_sided_and_asymmetric_rates():
-    # METHODS §2: a pair given from one side takes the complement; r_ij + r_ji ≠ 1 is symmetrised
+    # docs/methods.md §2: a pair given from one side takes the complement; r_ij + r_ji ≠ 1 is symmetrised
     # r̃_ij = (r_ij + 1 − r_ji)/2; without counts every observed pair counts once (and says so).
     r = np.array([[np.nan, 0.7, np.nan], [np.nan, np.nan, 0.6], [0.2, 0.5, np.nan]])
     w, notes = bt.win_matrix_from_rates(r)
@@ -156,24 +156,24 @@ def test_win_rate_route_one_sided_and_asymmetric_rates():
 
 
 def test_weighted_win_matrix_d1():
-    # METHODS §2, D1 "Weighted": exact MLE of the weighted likelihood; MM to its tolerance.
+    # docs/methods.md §2, D1 "Weighted": exact MLE of the weighted likelihood; MM to its tolerance.
     assert_allclose(newton_pi(D1_WEIGHTED_W), D1_WEIGHTED_PI, rtol=RTOL_REF)
     assert_allclose(bt.fit(D1_WEIGHTED_W, MODELS).pi, D1_WEIGHTED_PI, rtol=RTOL_MM)
 
 
 def test_pure_mle_is_invariant_to_rescaling_the_weights():
-    # METHODS §2: "The pure MLE is invariant to rescaling w" (the MM update is homogeneous of degree 0).
+    # docs/methods.md §2: "The pure MLE is invariant to rescaling w" (the MM update is homogeneous of degree 0).
     base = bt.fit(D1_WEIGHTED_W, MODELS)
     for scale in (0.01, 3.0, 1e4):
         assert_allclose(bt.fit(D1_WEIGHTED_W * scale, MODELS).pi, base.pi, rtol=1e-9)
         assert_allclose(bt.fit(D1_WEIGHTED_W, MODELS, weight_scale=scale).pi, base.pi, rtol=1e-9)
 
 
-# --- Identifiability (METHODS §2, "Existence" and "Remedy") ------------------------------------------
+# --- Identifiability (docs/methods.md §2, "Existence" and "Remedy") ------------------------------------------
 
 
 def test_pure_mm_gives_zero_strength_to_a_model_that_never_wins():
-    # METHODS §2 failure (a): W_E = 0 ⇒ π_E = 0 ⇒ Elo = −∞; the rest keep the D1 ratios.
+    # docs/methods.md §2 failure (a): W_E = 0 ⇒ π_E = 0 ⇒ Elo = −∞; the rest keep the D1 ratios.
     w = d1e_win_matrix()
     pi, _, converged = bt.mm(w)
     assert converged
@@ -184,7 +184,7 @@ def test_pure_mm_gives_zero_strength_to_a_model_that_never_wins():
 
 
 def test_policy_refits_a_non_identifiable_graph_with_one_virtual_tie():
-    # METHODS §2 "Remedy": not strongly connected ⇒ c = 0.5 and identifiable = False; MM reaches the
+    # docs/methods.md §2 "Remedy": not strongly connected ⇒ c = 0.5 and identifiable = False; MM reaches the
     # MAP within 1.1e-6 after 577 iterations.
     fit = bt.fit(d1e_win_matrix(), "ABCDE")
     assert not fit.identifiable and fit.prior == 0.5 and fit.n_components == 2
@@ -197,12 +197,12 @@ def test_policy_refits_a_non_identifiable_graph_with_one_virtual_tie():
 
 
 def test_newton_with_the_prior_gives_the_map():
-    # METHODS §2: the MAP of log L + c·Σ[ln σ(θ) + ln σ(−θ)] (scipy reference).
+    # docs/methods.md §2: the MAP of log L + c·Σ[ln σ(θ) + ln σ(−θ)] (scipy reference).
     assert_allclose(newton_pi(d1e_win_matrix(), prior=0.5), D1E_MAP_PI, rtol=RTOL_REF)
 
 
 def test_disconnected_graph_pure_mm_output_is_arbitrary_but_the_policy_flags_it():
-    # METHODS §2 failure (c): W = [[0,3,0,0],[1,0,0,0],[0,0,0,2],[0,0,2,0]] ⇒ pure MM π = (1.5, 0.5, 1, 1).
+    # docs/methods.md §2 failure (c): W = [[0,3,0,0],[1,0,0,0],[0,0,0,2],[0,0,2,0]] ⇒ pure MM π = (1.5, 0.5, 1, 1).
     pi, _, converged = bt.mm(DISCONNECTED_W)
     assert converged
     assert_allclose(pi, DISCONNECTED_MM_PI, rtol=1e-12)
@@ -213,7 +213,7 @@ def test_disconnected_graph_pure_mm_output_is_arbitrary_but_the_policy_flags_it(
 
 
 def test_a_model_that_never_loses_is_not_identifiable():
-    # METHODS §2 failure (b): π_i → ∞ without the prior; the policy keeps it finite.
+    # docs/methods.md §2 failure (b): π_i → ∞ without the prior; the policy keeps it finite.
     w = D1_W.copy()
     w[1:, 0] = 0.0
     assert bt.strong_components(w) > 1
@@ -223,7 +223,7 @@ def test_a_model_that_never_loses_is_not_identifiable():
 
 
 def test_prior_forced_on_identifiable_d1_shrinks_it():
-    # METHODS §2: "c = 0.5 on D1 alone would give (1.8947731, …) — hence c = 0 when identifiable".
+    # docs/methods.md §2: "c = 0.5 on D1 alone would give (1.8947731, …) — hence c = 0 when identifiable".
     fit = bt.fit(D1_W, MODELS, prior=0.5)
     assert fit.identifiable and fit.prior == 0.5
     assert_allclose(fit.pi, D1_PRIOR_PI, rtol=RTOL_MM)
@@ -278,7 +278,7 @@ def test_newton_sums_over_pairs_equal_a_sparse_incidence_product_bit_for_bit():
 
 
 def test_iteration_limit_reports_not_converged():
-    # METHODS §2: "max_iter … then return with converged = False" (forced with max_iter = 2).
+    # docs/methods.md §2: "max_iter … then return with converged = False" (forced with max_iter = 2).
     pi, iterations, converged = bt.mm(D1_W, max_iter=2)
     assert not converged and iterations == 2 and pi.mean() == pytest.approx(1.0)
     fit = bt.fit(D1_W, MODELS, max_iter=2)
@@ -312,7 +312,7 @@ def test_model_names_must_match_the_matrix():
         bt.fit(D1_W, MODELS, prior=-1)
 
 
-# --- Newton vs MM on random identifiable data (METHODS §2, "A faster solver …") -----------------------
+# --- Newton vs MM on random identifiable data (docs/methods.md §2, "A faster solver …") -----------------------
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])

@@ -1,4 +1,4 @@
-"""Covariate-adjusted BT (core.ranking.covariates): METHODS §2 (plain BT), §8 (style control), §9 (position)."""
+"""Covariate-adjusted BT (core.ranking.covariates): docs/methods.md §2 (plain BT), §8 (style control), §9 (position)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ from tests.reference_values import (
     D4_THETA,
 )
 
-RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
+RTOL_REF = 1e-6  # docs/methods.md §0: point estimates with rtol 1e-6
 RTOL_GLM = 1e-7  # statsmodels IRLS (tol 1e-8 on the deviance) vs our Newton (step < 1e-10)
 RTOL_EXACT = 1e-9  # the same likelihood written two ways
 ATOL_R4 = 5e-5  # R's summary() prints 4 decimals
@@ -55,7 +55,7 @@ RTOL_MONTE_CARLO = 0.15  # 300 replicates: the SD of an SD estimate is about 1/�
 
 BASEBALL = Path(__file__).resolve().parents[2] / "shared" / "data" / "bradleyterry2_classic" / "baseball.csv"
 
-# METHODS §8, Reference D4, and §2, Reference D1, with their worked values: tests/reference_values.py.
+# docs/methods.md §8, Reference D4, and §2, Reference D1, with their worked values: tests/reference_values.py.
 
 
 @pytest.fixture
@@ -87,11 +87,11 @@ def glm_design(left, right, k, position, z=None):
     return np.hstack(parts)
 
 
-# --- METHODS §8 reference D4 --------------------------------------------------------------------------
+# --- docs/methods.md §8 reference D4 --------------------------------------------------------------------------
 
 
 def test_style_features_match_reference_d4():
-    # METHODS §8, Reference D4: f mean −0.0447973, population sd 0.3132236.
+    # docs/methods.md §8, Reference D4: f mean −0.0447973, population sd 0.3132236.
     sf = style_features(D4_LEN_L, D4_LEN_R)
     assert_allclose([sf.mean, sf.sd], D4_FEATURE_MEAN_SD, rtol=RTOL_REF)
     assert sf.z.shape == (24, 1)
@@ -104,7 +104,7 @@ def test_style_features_constant_f_keeps_sd_one():
 
 
 def test_style_only_fit_matches_reference_d4(d4):
-    # METHODS §8, Reference D4 (statsmodels GLM binomial, fractional y; scipy agrees).
+    # docs/methods.md §8, Reference D4 (statsmodels GLM binomial, fractional y; scipy agrees).
     z = style_features(D4_LEN_L, D4_LEN_R).z
     res = fit_adjusted(*d4, 3, features=z, position=False, feature_names=["length"])
     assert_allclose(res.theta, D4_THETA, rtol=RTOL_REF)
@@ -117,14 +117,14 @@ def test_style_only_fit_matches_reference_d4(d4):
 
 
 def test_plain_bt_matches_reference_d4(d4):
-    # METHODS §8: plain BT on D4 (ties as half wins).
+    # docs/methods.md §8: plain BT on D4 (ties as half wins).
     res = fit_adjusted(*d4, 3, position=False)
     assert_allclose(res.pi, D4_PLAIN_PI, rtol=RTOL_REF)
 
 
 @pytest.mark.parametrize("position, with_style", [(True, True), (True, False), (False, True)])
 def test_agrees_with_statsmodels_glm(d4, position, with_style):
-    # METHODS §8/§9: the model is a binomial GLM with fractional y; SEs = inverse Fisher information.
+    # docs/methods.md §8/§9: the model is a binomial GLM with fractional y; SEs = inverse Fisher information.
     left, right, y = d4
     z = style_features(D4_LEN_L, D4_LEN_R).z if with_style else None
     res = fit_adjusted(left, right, y, 3, features=z, position=position)
@@ -148,11 +148,11 @@ def test_counts_and_weights_agree_with_statsmodels_freq_weights(d4):
     assert res.n_obs == count.sum()
 
 
-# --- METHODS §9: reduction to plain BT, compression ---------------------------------------------------
+# --- docs/methods.md §9: reduction to plain BT, compression ---------------------------------------------------
 
 
 def test_without_delta_and_beta_it_is_the_plain_bt_mle():
-    # METHODS §2, Reference D1: exact MLE π (scipy BFGS and statsmodels GLM agree).
+    # docs/methods.md §2, Reference D1: exact MLE π (scipy BFGS and statsmodels GLM agree).
     res = fit_adjusted(*d1_votes(), 4, position=False)
     assert_allclose(res.pi, D1_MLE_PI, rtol=RTOL_REF)
     assert_allclose(res.elo, D1_ELO, rtol=RTOL_REF)
@@ -160,7 +160,7 @@ def test_without_delta_and_beta_it_is_the_plain_bt_mle():
 
 @pytest.mark.parametrize("position", [False, True])
 def test_compressed_cells_equal_expanded_rows(position):
-    # METHODS §9: compressed cells remain valid for position (no per-vote feature).
+    # docs/methods.md §9: compressed cells remain valid for position (no per-vote feature).
     left, right, y, count = d1_cells()
     # Swap sides of some cells so δ is identified (in D1 the first model is always on the left).
     flip = np.arange(left.size) % 3 == 0
@@ -180,14 +180,14 @@ def test_compressed_cells_equal_expanded_rows(position):
 
 
 def test_rescaling_weights_keeps_the_mle_and_scales_the_information(d4):
-    # METHODS §2: the pure MLE is invariant to rescaling w; the information scales with it.
+    # docs/methods.md §2: the pure MLE is invariant to rescaling w; the information scales with it.
     base = fit_adjusted(*d4, 3)
     scaled = fit_adjusted(*d4, 3, weight=np.full(24, 3.0))
     assert_allclose(scaled.theta, base.theta, rtol=RTOL_EXACT, atol=1e-12)
     assert_allclose(scaled.covariance, base.covariance / 3, rtol=RTOL_EXACT, atol=1e-14)
 
 
-# --- METHODS §9 classic check: Agresti's baseball ------------------------------------------------------
+# --- docs/methods.md §9 classic check: Agresti's baseball ------------------------------------------------------
 
 
 def baseball_votes():

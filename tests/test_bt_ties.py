@@ -1,4 +1,4 @@
-"""The Davidson (1970) tie model (core.ranking.ties), METHODS §2 "Tie models"."""
+"""The Davidson (1970) tie model (core.ranking.ties), docs/methods.md §2 "Tie models"."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from core.ranking.covariates import fit_adjusted
 from core.ranking.ties import ConvergenceError, NotIdentifiableError, TieInputError, fit_davidson
 from tests.reference_values import D1, D1_DAVIDSON_NU, D1_DAVIDSON_PI
 
-RTOL_REF = 1e-6  # METHODS §0: point estimates with rtol 1e-6
+RTOL_REF = 1e-6  # docs/methods.md §0: point estimates with rtol 1e-6
 RTOL_SCIPY = 1e-5  # BFGS stops at gtol 1e-9 on the NLL; its π agrees with Newton to ~1e-7
 RTOL_EXACT = 1e-9  # two exact solvers of the same likelihood (or a closed form)
 
-# METHODS §2, Reference D1 and its tie-model fits: tests/reference_values.py.
+# docs/methods.md §2, Reference D1 and its tie-model fits: tests/reference_values.py.
 
 
 def matrices(pairs, k):
@@ -57,11 +57,11 @@ def scipy_davidson(wins, ties):
     return pi / pi.mean(), np.exp(res.x[-1])
 
 
-# --- METHODS §2 reference values ------------------------------------------------------------------
+# --- docs/methods.md §2 reference values ------------------------------------------------------------------
 
 
 def test_davidson_matches_reference_d1(d1):
-    # METHODS §2, Reference D1 (Davidson MLE).
+    # docs/methods.md §2, Reference D1 (Davidson MLE).
     res = fit_davidson(*d1)
     assert res.converged
     assert_allclose(res.pi, D1_DAVIDSON_PI, rtol=RTOL_REF)
@@ -134,7 +134,7 @@ def test_random_data_give_valid_estimates_and_permute(data):
 
 
 def test_no_ties_gives_boundary_tie_parameter_and_plain_bt(d1):
-    # METHODS §2: without ties ν̂ = 0 and the model reduces to plain BT on the decisive votes.
+    # docs/methods.md §2: without ties ν̂ = 0 and the model reduces to plain BT on the decisive votes.
     wins, _ = d1
     dav = fit_davidson(wins, np.zeros((4, 4)))
     assert dav.nu == 0.0
@@ -175,7 +175,7 @@ def test_a_tie_rescues_a_model_that_never_loses():
 
 
 def test_a_model_without_wins_needs_the_prior(d1):
-    # METHODS §2 non-identifiable example: D1 + model E losing 4–0 to A.
+    # docs/methods.md §2 non-identifiable example: D1 + model E losing 4–0 to A.
     wins, ties = (np.pad(m, ((0, 1), (0, 1))) for m in d1)
     wins[0, 4] = 4
     with pytest.raises(NotIdentifiableError, match=r"model\(s\) \[4\] never win"):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from core.charts import cd_groups, critical_difference_figure
 from tests.reference_values import D3_MEAN_RANKS, D3_NEMENYI
 
-# METHODS §8, D3: average ranks and the Nemenyi critical difference at α = 0.05
+# docs/methods.md §8, D3: average ranks and the Nemenyi critical difference at α = 0.05
 D3_RANKS = dict(zip("XYZ", D3_MEAN_RANKS))
 D3_CD = D3_NEMENYI[1]
 
 
 def test_d3_groups_join_only_models_within_the_cd():
-    # X–Y (0.55) and Y–Z (0.85) are within the CD; X–Z (1.40) is not (METHODS §8: only X vs Z differs)
+    # X–Y (0.55) and Y–Z (0.85) are within the CD; X–Z (1.40) is not (docs/methods.md §8: only X vs Z differs)
     assert cd_groups(D3_RANKS, D3_CD) == [("X", "Y"), ("Y", "Z")]
 
 

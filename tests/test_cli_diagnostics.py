@@ -1,4 +1,4 @@
-"""evalboard annotators and evalboard bias: the JSON contracts of DESIGN.md "CLI", exit statuses."""
+"""evalboard annotators and evalboard bias: the JSON contracts of docs/design.md "CLI", exit statuses."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_annotators_json_contract(capsys):
                           "golden_ci_high", "fast_rate", "status", "reasons"}
     assert {"n_items", "krippendorff_alpha", "fleiss_kappa", "cohen_kappa"} <= set(report["agreement"])
     status = {a["annotator_id"]: a["status"] for a in report["annotators"]}
-    assert all(status[c] == "unqualified" for c in RANDOM_CLICKERS)  # METHODS §7: > 30% answers under 3 s
+    assert all(status[c] == "unqualified" for c in RANDOM_CLICKERS)  # docs/methods.md §7: > 30% answers under 3 s
     assert set(status.values()) <= {"qualified", "unqualified", "not_evaluable"}
 
 

@@ -1,4 +1,4 @@
-"""evalboard leaderboard: the JSON report and the markdown table of DESIGN.md "CLI", to the character."""
+"""evalboard leaderboard: the JSON report and the markdown table of docs/design.md "CLI", to the character."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from core.leaderboard.render import leaderboard_dict, to_markdown
 from core.samples.demo import SAMPLES_DIR
 from tests.reference_values import D3_X, D3_Y, D3_Z
 
-# METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code"
+# docs/methods.md §8, Reference D3: tasks 1–5 "math", 6–10 "code"
 D3 = {"X": D3_X, "Y": D3_Y, "Z": D3_Z}  # tests/reference_values.py
 HEADER = "| Rank | Model | Mean | 95% CI | Win rate | Tasks |\n|---:|---|---:|---|---:|---:|"
 
@@ -39,7 +39,7 @@ def test_markdown_table_to_the_character():
     board = aggregate(d3_runs(), LeaderboardSettings(replicates=1000, seed=0))
     lines = to_markdown(board).splitlines()
     assert "\n".join(lines[:2]) == HEADER
-    # X: mean 0.73, bootstrap CI (0.61975, 0.83) (METHODS §3 D3 reference), win rate 8/10
+    # X: mean 0.73, bootstrap CI (0.61975, 0.83) (docs/methods.md §3 D3 reference), win rate 8/10
     assert lines[2] == "| 1 | X | 0.73 | 0.62-0.83 | 0.80 | 10 |"
     assert lines[3].startswith("| 2 | Y | 0.66 | ") and lines[3].endswith(" | 0.40 | 10 |")
     assert lines[4].startswith("| 3 | Z | 0.49 | ") and lines[4].endswith(" | 0.10 | 10 |")
@@ -76,7 +76,7 @@ def test_json_report_has_the_contract_keys(d3_csv, capsys):
     assert len(report["pairwise"]) == 3
     params = report["params"]
     assert (params["rank_by"], params["bootstrap"], params["seed"], params["alpha"]) == ("mean", 200, 3, 0.05)
-    assert params["friedman"]["chi2"] == pytest.approx(10.7567568, rel=1e-6)  # METHODS §8 D3
+    assert params["friedman"]["chi2"] == pytest.approx(10.7567568, rel=1e-6)  # docs/methods.md §8 D3
 
 
 def test_markdown_format_from_the_cli(d3_csv, capsys, tmp_path):
@@ -85,7 +85,7 @@ def test_markdown_format_from_the_cli(d3_csv, capsys, tmp_path):
                  str(out)]) == 0
     text = out.read_text()
     assert text.startswith(HEADER) and "| 1 | X | 0.73 | 0.62-0.83 | 0.80 | 10 |" in text
-    # then the pairwise table (METHODS §3 D3: X−Y 0.07, CI (0.0, 0.14), not significant; Y−Z significant)
+    # then the pairwise table (docs/methods.md §3 D3: X−Y 0.07, CI (0.0, 0.14), not significant; Y−Z significant)
     assert "| Model A | Model B | A − B | 95% CI | Verdict | Tasks |" in text
     assert "| X | Y | +0.07 | 0.00 to 0.14 | tie | 10 |" in text
     assert "| Y | Z | +0.17 | 0.07 to 0.25 | differs | 10 |" in text

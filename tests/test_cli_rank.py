@@ -1,4 +1,4 @@
-"""`evalboard rank` (core.cli): the JSON contract of DESIGN.md "CLI", markdown and CSV made safe for
+"""`evalboard rank` (core.cli): the JSON contract of docs/design.md "CLI", markdown and CSV made safe for
 hostile model names, options, exit status 2 on invalid input, and every pairwise input kind."""
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from tests import reference_values
 from tests.conftest import shared_file
 from tests.reference_values import D1_MODELS, D1_NAMED
 
-ATOL_ELO_MM = 1e-3  # METHODS §0: MM fits, abs 1e-3 on Elo
-TOP_KEYS = {"scheme", "n_votes", "n_models", "identifiable", "params", "models"}  # DESIGN.md "CLI"
+ATOL_ELO_MM = 1e-3  # docs/methods.md §0: MM fits, abs 1e-3 on Elo
+TOP_KEYS = {"scheme", "n_votes", "n_models", "identifiable", "params", "models"}  # docs/design.md "CLI"
 MODEL_KEYS = {"model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
               "n_votes"}
 MARKDOWN_HEADER = "| Rank | Model | Elo | 95% CI | Rank range | Win rate (raw) | Votes |"
 
-# METHODS §2, Reference D1 (left, right, left wins, right wins, ties) and its Elo (tests/reference_values.py).
+# docs/methods.md §2, Reference D1 (left, right, left wins, right wins, ties) and its Elo (tests/reference_values.py).
 D1 = D1_NAMED
 D1_ELO = dict(zip(D1_MODELS, reference_values.D1_ELO))
 D1_ELO_ANCHORED_D = dict(zip(D1_MODELS, reference_values.D1_ELO_ANCHORED_D))
@@ -88,7 +88,7 @@ def test_json_has_exactly_the_contract_keys(capsys, d1_file):
     assert [m["model"] for m in doc["models"]] == ["A", "B", "C", "D"]
     assert [m["rank"] for m in doc["models"]] == [1, 2, 3, 4]
     for model, elo in ratings(doc).items():
-        assert elo == pytest.approx(D1_ELO[model], abs=ATOL_ELO_MM)  # METHODS §2, D1
+        assert elo == pytest.approx(D1_ELO[model], abs=ATOL_ELO_MM)  # docs/methods.md §2, D1
 
 
 def test_json_without_intervals_uses_null(capsys, d1_file):
@@ -119,7 +119,7 @@ def test_anchor_option(capsys, d1_file):
     assert doc["params"]["anchor"] == {"model": "D", "rating": 1000.0}
     got = ratings(doc)
     assert got["D"] == 1000.0
-    for model, elo in D1_ELO_ANCHORED_D.items():  # METHODS §2, D1 anchored D = 1000
+    for model, elo in D1_ELO_ANCHORED_D.items():  # docs/methods.md §2, D1 anchored D = 1000
         assert got[model] == pytest.approx(elo, abs=ATOL_ELO_MM)
 
 
@@ -219,7 +219,7 @@ def test_rank_a_counts_table(capsys, tmp_path):
 
 
 def d1_rate_matrices(tmp_path):
-    """METHODS §2 "Win-rate route": r_AB = 0.65, r_AC = 0.75, r_AD = 5/6, r_BC = 0.5, r_BD = 0.75,
+    """docs/methods.md §2 "Win-rate route": r_AB = 0.65, r_AC = 0.75, r_AD = 5/6, r_BC = 0.5, r_BD = 0.75,
     r_CD = 0.5 with n = 10, 10, 6, 10, 8, 8."""
     r = {("A", "B"): (0.65, 10), ("A", "C"): (0.75, 10), ("A", "D"): (5 / 6, 6), ("B", "C"): (0.5, 10),
          ("B", "D"): (0.75, 8), ("C", "D"): (0.5, 8)}

@@ -1,4 +1,4 @@
-"""Friedman, Iman–Davenport and Nemenyi (core.stats.friedman) on Reference D3 of METHODS §8, against scipy,
+"""Friedman, Iman–Davenport and Nemenyi (core.stats.friedman) on Reference D3 of docs/methods.md §8, against scipy,
 and at the edges (too few models or tasks, complete ties, perfect agreement)."""
 
 from __future__ import annotations
@@ -27,18 +27,18 @@ from tests.reference_values import (
     NEMENYI_Q_05,
 )
 
-RTOL_REF = 1e-6  # METHODS §0: point estimates; the §8 figures carry 6–8 significant digits
+RTOL_REF = 1e-6  # docs/methods.md §0: point estimates; the §8 figures carry 6–8 significant digits
 RTOL_SCIPY = 1e-10
-ATOL_TABLE = 5e-5  # METHODS §8 prints q_α to 4 decimals
+ATOL_TABLE = 5e-5  # docs/methods.md §8 prints q_α to 4 decimals
 
-# METHODS §8, Reference D3 (tests/reference_values.py).
+# docs/methods.md §8, Reference D3 (tests/reference_values.py).
 D3 = pd.DataFrame([D3_X, D3_Y, D3_Z], index=["X", "Y", "Z"], columns=[f"t{i:02d}" for i in range(1, 11)])
-# METHODS §8: Nemenyi q_α for k = 2..10 at α = .05.
+# docs/methods.md §8: Nemenyi q_α for k = 2..10 at α = .05.
 NEMENYI_05 = NEMENYI_Q_05
 
 
 def test_d3_reference():
-    # METHODS §8: R = 1.35/1.90/2.75; χ²_F 9.95 (p 0.0069085), C 0.925, corrected 10.7567568 (p 0.0046153);
+    # docs/methods.md §8: R = 1.35/1.90/2.75; χ²_F 9.95 (p 0.0069085), C 0.925, corrected 10.7567568 (p 0.0046153);
     # F_F 10.4736842 (p 0.00096194); q 2.3437006, CD 1.0481348; only X vs Z (1.40) differs.
     r = friedman(D3)
     assert (r.n_tasks, r.k, r.df1, r.df2, r.alpha) == (10, 3, 2, 18, 0.05)
@@ -53,7 +53,7 @@ def test_d3_reference():
 
 
 def test_d3_iman_davenport_from_uncorrected():
-    # METHODS §8: F_F from the uncorrected χ²_F would be 8.9104478 (p 0.0020428); we report the corrected one.
+    # docs/methods.md §8: F_F from the uncorrected χ²_F would be 8.9104478 (p 0.0020428); we report the corrected one.
     assert_allclose(iman_davenport(D3_FRIEDMAN_CHI2_UNCORRECTED, 10, 3), D3_IMAN_DAVENPORT_UNCORRECTED,
                     rtol=RTOL_REF * 10)
 

@@ -1,4 +1,4 @@
-"""Wilson score intervals (core.stats.intervals) against METHODS §1, scipy and statsmodels."""
+"""Wilson score intervals (core.stats.intervals) against docs/methods.md §1, scipy and statsmodels."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from tests.reference_values import (
     Z_975,
 )
 
-# METHODS §1 quotes 10 decimals, so 1e-9 is the tightest fair comparison with its table.
+# docs/methods.md §1 quotes 10 decimals, so 1e-9 is the tightest fair comparison with its table.
 ATOL_REFERENCE = 1e-9
 # scipy/statsmodels use centre ± half-width, we use a product-of-roots form: equal up to rounding.
 ATOL_PEER = 1e-12
@@ -40,17 +40,17 @@ ATOL_PEER = 1e-12
 RTOL_IDENTITY = 1e-12
 ATOL_IDENTITY = 1e-12
 
-# METHODS §1 table: (x, n, Wilson, Wilson-cc), alpha = 0.05 (tests/reference_values.py).
+# docs/methods.md §1 table: (x, n, Wilson, Wilson-cc), alpha = 0.05 (tests/reference_values.py).
 METHODS_1_TABLE = WILSON_TABLE
 TABLE_IDS = [f"{x}/{n}" for x, n, _, _ in METHODS_1_TABLE]
 
-# METHODS §1 weighted example: WEIGHTED_Y, WEIGHTED_W and its values in tests/reference_values.py.
+# docs/methods.md §1 weighted example: WEIGHTED_Y, WEIGHTED_W and its values in tests/reference_values.py.
 
 
-# --- reference values (METHODS §1) -----------------------------------------------------------
+# --- reference values (docs/methods.md §1) -----------------------------------------------------------
 
 def test_z_value_matches_methods_0():
-    # METHODS §0: z = Φ⁻¹(1 − α/2) = 1.959963984540054 at α = 0.05.
+    # docs/methods.md §0: z = Φ⁻¹(1 − α/2) = 1.959963984540054 at α = 0.05.
     assert z_value(0.05) == pytest.approx(Z_975, abs=1e-15)
 
 
@@ -69,18 +69,18 @@ def test_z_value_equals_scipy_normal_quantile():
 
 @pytest.mark.parametrize(("x", "n", "plain", "corrected"), METHODS_1_TABLE, ids=TABLE_IDS)
 def test_wilson_matches_methods_1_table(x, n, plain, corrected):
-    # METHODS §1 table, Wilson column.
+    # docs/methods.md §1 table, Wilson column.
     assert_allclose(wilson(x, n), plain, rtol=0, atol=ATOL_REFERENCE)
 
 
 @pytest.mark.parametrize(("x", "n", "plain", "corrected"), METHODS_1_TABLE, ids=TABLE_IDS)
 def test_wilson_cc_matches_methods_1_table(x, n, plain, corrected):
-    # METHODS §1 table, Wilson-cc column (Newcombe 1998 method 4).
+    # docs/methods.md §1 table, Wilson-cc column (Newcombe 1998 method 4).
     assert_allclose(wilson(x, n, continuity=True), corrected, rtol=0, atol=ATOL_REFERENCE)
 
 
 def test_weighted_example_matches_methods_1():
-    # METHODS §1 weighted example: p̂_w, Kish n_eff, Wilson and Wilson-cc with n := n_eff.
+    # docs/methods.md §1 weighted example: p̂_w, Kish n_eff, Wilson and Wilson-cc with n := n_eff.
     plain = weighted_wilson(WEIGHTED_Y, WEIGHTED_W)
     corrected = weighted_wilson(WEIGHTED_Y, WEIGHTED_W, continuity=True)
     assert isinstance(plain, WeightedProportion)
@@ -92,18 +92,18 @@ def test_weighted_example_matches_methods_1():
 
 
 def test_weighted_example_agrees_with_statsmodels_at_n_eff():
-    # METHODS §1: "statsmodels proportion_confint with nobs = n_eff agrees".
+    # docs/methods.md §1: "statsmodels proportion_confint with nobs = n_eff agrees".
     res = weighted_wilson(WEIGHTED_Y, WEIGHTED_W)
     expected = proportion_confint(res.p * res.n_eff, res.n_eff, alpha=0.05, method="wilson")
     assert_allclose((res.low, res.high), expected, rtol=0, atol=ATOL_PEER)
 
 
 def test_kish_n_eff_of_methods_1_weights():
-    # METHODS §1: (Σw)²/Σw² = 10.25² / 18.5625.
+    # docs/methods.md §1: (Σw)²/Σw² = 10.25² / 18.5625.
     assert kish_n_eff(WEIGHTED_W) == pytest.approx(10.25**2 / 18.5625, rel=RTOL_IDENTITY)
 
 
-# --- edge cases (METHODS §1 "MUST") -----------------------------------------------------------
+# --- edge cases (docs/methods.md §1 "MUST") -----------------------------------------------------------
 
 @pytest.mark.parametrize("continuity", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 10, 1000, 2.5])
@@ -114,7 +114,7 @@ def test_zero_successes_give_lower_bound_exactly_zero(n, continuity):
 @pytest.mark.parametrize("continuity", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 10, 1000, 2.5])
 def test_all_successes_give_upper_bound_exactly_one(n, continuity):
-    # The textbook centre + half-width gives 0.9999999999999999 here (METHODS §1).
+    # The textbook centre + half-width gives 0.9999999999999999 here (docs/methods.md §1).
     assert wilson(n, n, continuity=continuity)[1] == 1.0
 
 
@@ -143,7 +143,7 @@ def test_weighted_all_successes_reach_exactly_one():
 
 
 def test_weighted_zero_total_weight_gives_nan():
-    # METHODS §1: Σw = 0 ⇒ NaN; no effective observation, so n_eff = 0.
+    # docs/methods.md §1: Σw = 0 ⇒ NaN; no effective observation, so n_eff = 0.
     res = weighted_wilson([1, 0], [0.0, 0.0])
     assert math.isnan(res.p) and math.isnan(res.low) and math.isnan(res.high)
     assert res.n_eff == 0.0
@@ -151,7 +151,7 @@ def test_weighted_zero_total_weight_gives_nan():
 
 
 def test_zero_weight_rows_drop_out():
-    # METHODS §1: zero-weight rows drop out (their y is irrelevant).
+    # docs/methods.md §1: zero-weight rows drop out (their y is irrelevant).
     base = weighted_wilson(WEIGHTED_Y, WEIGHTED_W)
     padded = weighted_wilson([*WEIGHTED_Y, 0, 1, 0], [*WEIGHTED_W, 0, 0, 0])
     assert_allclose([padded.p, padded.n_eff, padded.low, padded.high],
@@ -281,7 +281,7 @@ def counts(draw):
 @settings(max_examples=300, deadline=None)
 @given(counts(), alphas, st.booleans())
 def test_bounds_stay_in_unit_interval_and_contain_the_estimate(xn, alpha, continuity):
-    # STYLE 8 / METHODS §1: Wilson bounds in [0, 1] and the CI contains p̂ (exactly, in floats).
+    # STYLE 8 / docs/methods.md §1: Wilson bounds in [0, 1] and the CI contains p̂ (exactly, in floats).
     x, n = xn
     low, high = wilson(x, n, alpha=alpha, continuity=continuity)
     assert 0.0 <= low <= x / n <= high <= 1.0
@@ -334,7 +334,7 @@ weights = st.lists(st.one_of(st.just(0.0), st.floats(min_value=1e-100, max_value
 @given(weights.filter(lambda w: sum(w) > 0), st.data(),
        st.floats(min_value=1e-6, max_value=1e6), st.booleans())
 def test_rescaling_weights_changes_nothing(w, data, scale, continuity):
-    # METHODS §6: ratio estimators and Kish n_eff are scale invariant.
+    # docs/methods.md §6: ratio estimators and Kish n_eff are scale invariant.
     y = data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=len(w), max_size=len(w)))
     base = weighted_wilson(y, w, continuity=continuity)
     scaled = weighted_wilson(y, [scale * wi for wi in w], continuity=continuity)

@@ -1,4 +1,4 @@
-"""Leaderboard aggregation (core.leaderboard.aggregate), METHODS §8 with the task bootstrap of §3.
+"""Leaderboard aggregation (core.leaderboard.aggregate), docs/methods.md §8 with the task bootstrap of §3.
 
 Reference D3 end to end, the shared-draw fast path against the literal per-model / per-pair protocol
 (core.leaderboard.task_bootstrap helpers), missing cells, metrics, weights, edge cases, invariants and real data.
@@ -39,12 +39,12 @@ from tests.reference_values import (
     D3_Z,
 )
 
-ATOL_REF = 1e-9  # METHODS §0: bootstrap references with an absolute tolerance
+ATOL_REF = 1e-9  # docs/methods.md §0: bootstrap references with an absolute tolerance
 ATOL_FAST = 1e-12  # one draw, two summation orders (counts @ x versus mean(x[I]))
-RTOL_POINT = 1e-6  # METHODS §0: point estimates
+RTOL_POINT = 1e-6  # docs/methods.md §0: point estimates
 RTOL_PANDAS = 1e-12
 
-# METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code".
+# docs/methods.md §8, Reference D3: tasks 1–5 "math", 6–10 "code".
 D3 = {"X": D3_X, "Y": D3_Y, "Z": D3_Z}  # tests/reference_values.py
 B1000 = LeaderboardSettings(replicates=1000)
 
@@ -74,7 +74,7 @@ def pair(board: Leaderboard, a: str, b: str):
 
 
 def test_d3_point_estimates():
-    # METHODS §8: means 0.73/0.66/0.49; math 0.80/0.76/0.58; code 0.66/0.56/0.40; win rates 0.8/0.4/0.1.
+    # docs/methods.md §8: means 0.73/0.66/0.49; math 0.80/0.76/0.58; code 0.66/0.56/0.40; win rates 0.8/0.4/0.1.
     board = aggregate(D3_RUNS, B1000)
     rows = by_model(board)
     assert [r.model_id for r in board.rows] == ["X", "Y", "Z"] and [r.rank for r in board.rows] == [1, 2, 3]
@@ -88,7 +88,7 @@ def test_d3_point_estimates():
 
 
 def test_d3_bootstrap():
-    # METHODS §3 references on D3 (seed 0, B = 1000).
+    # docs/methods.md §3 references on D3 (seed 0, B = 1000).
     board = aggregate(D3_RUNS, B1000)
     x = by_model(board)["X"]
     assert_allclose((x.mean_ci_lo, x.mean_ci_hi), D3_MEAN_X_CI, atol=ATOL_REF)
@@ -104,7 +104,7 @@ def test_d3_bootstrap():
 
 
 def test_d3_ranks_and_tie_groups():
-    # METHODS §3 prints X [1,2], Y [1,2], Z [3,3], P(rank 1) 0.975/0.034/0 from float sums that break
+    # docs/methods.md §3 prints X [1,2], Y [1,2], Z [3,3], P(rank 1) 0.975/0.034/0 from float sums that break
     # exact ties by rounding; with ties kept (test_task_bootstrap) X is [1,1] and P(rank 1) 0.984/0.034/0.
     board = aggregate(D3_RUNS, B1000)
     rows = by_model(board)
@@ -244,7 +244,7 @@ def test_weights_are_honoured():
         x = np.array(values)
         assert_allclose(rows[m].mean_score, (wa * x).sum() / wa.sum(), rtol=RTOL_POINT)
         assert_allclose(rows[m].categories["math"], (wa[:5] * x[:5]).sum() / wa[:5].sum(), rtol=RTOL_POINT)
-    wins_x = np.array([1, 1, 1, 1, 0, 1, 1, 0, 1, 1])  # METHODS §8 wins of X, task by task
+    wins_x = np.array([1, 1, 1, 1, 0, 1, 1, 0, 1, 1])  # docs/methods.md §8 wins of X, task by task
     assert_allclose(rows["X"].win_rate, (wa * wins_x).sum() / wa.sum(), rtol=RTOL_POINT)
     assert board.weighted
     equal = aggregate(runs_from(D3, weights=[2.0] * 10), B1000)

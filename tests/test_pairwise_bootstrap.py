@@ -1,4 +1,4 @@
-"""Cells, win matrices and the Bradley–Terry bootstrap (core.ranking.cells, core.ranking.bootstrap), METHODS §2–§3:
+"""Cells, win matrices and the Bradley–Terry bootstrap (core.ranking.cells, core.ranking.bootstrap), docs/methods.md §2–§3:
 the cell protocol, the D1 references, multinomial-vs-row equivalence in distribution, batched Newton
 against single fits, coverage on simulated BT data, sandwich vs bootstrap standard errors, and
 invariants as property tests."""
@@ -32,15 +32,15 @@ from core.stats.intervals import z_value
 from core.stats.resampling import rank_interval, ranks_of
 from tests.reference_values import D1, D1_ARENA_RANK, D1_BOOTSTRAP_ELO_A_MEAN, D1_ELO_CI, D1_FIRST_DRAW, D1_RANK_CI
 
-ATOL_BOOT_ELO = 0.01  # METHODS §0/§3: bootstrap references with an absolute tolerance (Elo points)
-ATOL_ELO_MM = 1e-3  # METHODS §0: MM fits (tol 1e-6), abs 1e-3 on Elo
+ATOL_BOOT_ELO = 0.01  # docs/methods.md §0/§3: bootstrap references with an absolute tolerance (Elo points)
+ATOL_ELO_MM = 1e-3  # docs/methods.md §0: MM fits (tol 1e-6), abs 1e-3 on Elo
 ATOL_ELO_NEWTON = 1e-6  # batched Newton vs single tight fits of the same replicate
 RTOL_SE = 0.15  # sandwich vs bootstrap standard errors on large data
 P_MIN_KS = 0.01
 P_MIN_COVERAGE = 0.001
 
 MODELS = ("A", "B", "C", "D")
-# METHODS §2, Reference D1, and its §3 bootstrap values ("BT on D1, B = 200", seed 0): tests/reference_values.py.
+# docs/methods.md §2, Reference D1, and its §3 bootstrap values ("BT on D1, B = 200", seed 0): tests/reference_values.py.
 A, B, TIE, BOTHBAD = (OUTCOME_CODE[o] for o in OUTCOMES)
 
 
@@ -75,7 +75,7 @@ def simulate_bt(rng, true_elo: np.ndarray, n_votes: int, tie_share: float = 0.0)
     return compress(left, right, outcome, [f"m{i}" for i in range(k)])
 
 
-# --- compress (METHODS §3, "Multinomial equivalence") -------------------------------------------------
+# --- compress (docs/methods.md §3, "Multinomial equivalence") -------------------------------------------------
 
 
 def test_compress_counts_cells_in_sorted_order_and_merges_both_kinds_of_tie():
@@ -158,15 +158,15 @@ def test_pair_counts_match_the_win_matrix(d1_cells):
 
 
 def test_d1_votes_give_the_d1_win_matrix(d1_cells):
-    # METHODS §2, D1 rows.
+    # docs/methods.md §2, D1 rows.
     assert_array_equal(win_matrix(d1_cells), [[0, 6.5, 7.5, 5], [3.5, 0, 5, 6], [2.5, 5, 0, 4], [1, 2, 4, 0]])
 
 
-# --- METHODS §3, BT on D1 with B = 200 ---------------------------------------------------------------
+# --- docs/methods.md §3, BT on D1 with B = 200 ---------------------------------------------------------------
 
 
 def test_d1_first_multinomial_draw(d1_cells):
-    # METHODS §3: cells sorted by (left, right, s, weight); M = rng.multinomial(N, n_c/N, size=B).
+    # docs/methods.md §3: cells sorted by (left, right, s, weight); M = rng.multinomial(N, n_c/N, size=B).
     assert len(d1_cells) == 16
     counts = multinomial_counts(d1_cells, 200, np.random.default_rng(0))
     assert counts.shape == (200, 16)
@@ -175,7 +175,7 @@ def test_d1_first_multinomial_draw(d1_cells):
 
 
 def test_d1_bootstrap_elo_and_rank_intervals(d1_cells):
-    # METHODS §3 references, seed 0, B = 200 (abs tolerance: generator streams may change).
+    # docs/methods.md §3 references, seed 0, B = 200 (abs tolerance: generator streams may change).
     boot = bootstrap_bt(d1_cells, full_fit_theta(d1_cells), replicates=200, seed=0)
     assert_allclose(np.c_[boot.ci_low, boot.ci_high], D1_ELO_CI, atol=ATOL_BOOT_ELO)
     assert_array_equal(np.c_[boot.rank_low, boot.rank_high], D1_RANK_CI)
@@ -196,7 +196,7 @@ def test_d1_ranking_carries_the_bootstrap_results(d1_cells):
 
 
 def test_rank_helpers():
-    # METHODS §3: rank = 1 + #{j : T_j > T_i} ("min" ties); Arena rank from CI overlap.
+    # docs/methods.md §3: rank = 1 + #{j : T_j > T_i} ("min" ties); Arena rank from CI overlap.
     assert_array_equal(ranks_of([3.0, 1.0, 3.0, 2.0]), [1, 4, 1, 3])
     low, high = rank_interval(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]), 0.05)
     assert_array_equal(low, [1, 1])
@@ -204,16 +204,16 @@ def test_rank_helpers():
     assert_array_equal(arena_rank([10, 5, 0], [12, 11, 4]), [1, 1, 3])
 
 
-# --- multinomial vs row resampling (METHODS §3, equality in distribution) -----------------------------
+# --- multinomial vs row resampling (docs/methods.md §3, equality in distribution) -----------------------------
 
 
 def test_multinomial_and_row_bootstrap_agree_in_distribution(d1_cells):
-    # METHODS §3 "Simulation check on D1": Elo_A mean/sd ≈ 1611.9/40 under both schemes, KS p large.
+    # docs/methods.md §3 "Simulation check on D1": Elo_A mean/sd ≈ 1611.9/40 under both schemes, KS p large.
     left, right, outcome = d1_votes()
     score = np.array([1.0, 0.0, 0.5, 0.5])[outcome]
     reps = 1000
     rng = np.random.default_rng(11)
-    rows = rng.integers(0, len(left), size=(reps, len(left)))  # METHODS §3 row protocol
+    rows = rng.integers(0, len(left), size=(reps, len(left)))  # docs/methods.md §3 row protocol
     elo_rows = np.empty(reps)
     for b in range(reps):
         w = np.zeros((4, 4))
@@ -233,7 +233,7 @@ def test_multinomial_and_row_bootstrap_agree_in_distribution(d1_cells):
 
 
 def test_batched_bootstrap_equals_a_loop_of_single_fits(d1_cells):
-    # METHODS §2: the batched Newton fit must land on the MM MLE of each replicate (with its own
+    # docs/methods.md §2: the batched Newton fit must land on the MM MLE of each replicate (with its own
     # identifiability check). Same seed ⇒ same multinomial counts.
     reps = 60
     boot = bootstrap_bt(d1_cells, full_fit_theta(d1_cells), replicates=reps, seed=5)
@@ -246,7 +246,7 @@ def test_batched_bootstrap_equals_a_loop_of_single_fits(d1_cells):
 
 def test_non_identifiable_replicates_are_counted_and_refitted():
     # A model E with one win in 12 games against A: some replicates drop its only win, and every
-    # such replicate is refitted with the prior (METHODS §2 policy per replicate).
+    # such replicate is refitted with the prior (docs/methods.md §2 policy per replicate).
     left, right, outcome = d1_votes()
     left = np.r_[left, [4] * 12]
     right = np.r_[right, [0] * 12]
@@ -376,7 +376,7 @@ def test_row_order_does_not_change_the_ranking(data, shuffle_seed):
 @settings(max_examples=20, deadline=None)
 @given(data=identifiable_votes(), scale=st.floats(0.01, 100.0))
 def test_scaling_all_weights_leaves_the_pure_mle_unchanged(data, scale):
-    # METHODS §2: the pure MLE is invariant to rescaling w (and the ranking rescales weights to mean 1).
+    # docs/methods.md §2: the pure MLE is invariant to rescaling w (and the ranking rescales weights to mean 1).
     left, right, outcome, k = data
     plain = compress(left, right, outcome, names(k))
     weighted = compress(left, right, outcome, names(k), weight=np.full(len(left), scale))
@@ -404,7 +404,7 @@ def test_intervals_contain_the_point_estimate_and_the_rank(data, seed):
 
 
 def test_merging_seatings_keeps_d1_cells_and_the_bootstrap_distribution():
-    """METHODS §3: summing multinomial cells gives a multinomial over the sums, so drawing over
+    """docs/methods.md §3: summing multinomial cells gives a multinomial over the sums, so drawing over
     unordered-pair cells is the same bootstrap; D1 (always seated the same way) keeps its cells."""
     left, right, outcome = d1_votes()
     d1 = compress(left, right, outcome, MODELS)

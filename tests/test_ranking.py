@@ -1,6 +1,6 @@
 """Rankings from votes (core.ranking, core.ranking.inputs, core.ranking.schemes, core.annotators.quality): the demo
-Arena data against its truth, the winrate / stratified / ipw schemes against METHODS §1, §5, §6, the
-annotator rules of METHODS §7, groups, anchoring, and the edge cases named in STYLE."""
+Arena data against its truth, the winrate / stratified / ipw schemes against docs/methods.md §1, §5, §6, the
+annotator rules of docs/methods.md §7, groups, anchoring, and the edge cases named in STYLE."""
 
 from __future__ import annotations
 
@@ -41,15 +41,15 @@ from tests.reference_values import (
     Z_975,
 )
 
-RTOL_REF = 1e-6  # METHODS §0: point estimates
-RTOL_MM = 1e-5  # METHODS §0: MM fits stopped at tol 1e-6
+RTOL_REF = 1e-6  # docs/methods.md §0: point estimates
+RTOL_MM = 1e-5  # docs/methods.md §0: MM fits stopped at tol 1e-6
 ATOL_ELO_MM = 1e-3
-Z = Z_975  # METHODS §0
+Z = Z_975  # docs/methods.md §0
 
 NO_CI = RankSettings(ci="none")
 SMALL_B = RankSettings(replicates=100)
 
-# METHODS §2, Reference D1: per pair (left, right, left wins, right wins, ties); METHODS §5, Reference D2:
+# docs/methods.md §2, Reference D1: per pair (left, right, left wins, right wins, ties); docs/methods.md §5, Reference D2:
 # (left, right, early?, left wins, right wins, ties). Both with their worked values: tests/reference_values.py.
 D1 = D1_NAMED
 
@@ -80,7 +80,7 @@ def by_model(ranking) -> dict:
 
 
 def wilson_formula(x: float, n: float) -> tuple[float, float]:
-    # METHODS §1, plain Wilson, written out independently of core.stats.intervals.
+    # docs/methods.md §1, plain Wilson, written out independently of core.stats.intervals.
     p = x / n
     centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
     half = Z / (1 + Z**2 / n) * np.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
@@ -148,7 +148,7 @@ def test_groups_drop_models_absent_from_a_group():
         parse_by("annotator_id")
 
 
-# --- schemes: winrate (METHODS §1), stratified (§5), ipw (§6) -----------------------------------------
+# --- schemes: winrate (docs/methods.md §1), stratified (§5), ipw (§6) -----------------------------------------
 
 
 def test_winrate_scheme_uses_wilson_intervals():
@@ -166,7 +166,7 @@ def test_winrate_scheme_uses_wilson_intervals():
 
 
 def test_stratified_win_rates_reproduce_d2():
-    # METHODS §5, D2 with the periods given: A vs field raw 0.6375, corrected 0.4867424.
+    # docs/methods.md §5, D2 with the periods given: A vs field raw 0.6375, corrected 0.4867424.
     v, early = d2_votes()
     assert len(v) == 43
     result = stratified_win_rates(v, early=early)
@@ -177,11 +177,11 @@ def test_stratified_win_rates_reproduce_d2():
 
 @pytest.mark.parametrize("other, raw, corrected, strata", [("B", *D2_A_VS_B), ("C", *D2_A_VS_C)])
 def test_stratified_head_to_head_d2(other, raw, corrected, strata):
-    # METHODS §5, D2: A vs B (21/30, 1.5/2, 1/2, 0/1) and A vs C (2 strata).
+    # docs/methods.md §5, D2: A vs B (21/30, 1.5/2, 1/2, 0/1) and A vs C (2 strata).
     v, early = d2_votes()
     pair = ((v["model_a"] == "A") & (v["model_b"] == other)) | ((v["model_a"] == other) & (v["model_b"] == "A"))
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # METHODS §0: the absent third model is NaN, silently
+        warnings.simplefilter("error")  # docs/methods.md §0: the absent third model is NaN, silently
         result = stratified_win_rates(v[pair.to_numpy()], early=early[pair.to_numpy()])
     assert result["raw"][0] == pytest.approx(raw, rel=RTOL_REF)
     assert result["corrected"][0] == pytest.approx(corrected, rel=RTOL_REF)
@@ -192,7 +192,7 @@ def test_stratified_head_to_head_d2(other, raw, corrected, strata):
 
 
 def test_ipw_weights_reproduce_d2():
-    # METHODS §6, D2: normalised 5.375/n_c truncated to [0.2, 5]; Σw = 42.875, n_eff = 15.4982128.
+    # docs/methods.md §6, D2: normalised 5.375/n_c truncated to [0.2, 5]; Σw = 42.875, n_eff = 15.4982128.
     v, early = d2_votes()
     weights, info = ipw_weights(v, early=early)
     assert_allclose(sorted(set(np.round(weights, 9))), D2_IPW_WEIGHTS, rtol=RTOL_REF)
@@ -205,7 +205,7 @@ def test_ipw_weights_reproduce_d2():
 
 
 def test_ipw_bradley_terry_reproduces_d2_and_changes_the_ranking():
-    # METHODS §6, D2: unweighted π = (1.1835518, 0.6161294, 1.2003188); IPW π = (0.8263140, 0.9359400,
+    # docs/methods.md §6, D2: unweighted π = (1.1835518, 0.6161294, 1.2003188); IPW π = (0.8263140, 0.9359400,
     # 1.2377461) from W = [[0, 10.91875, 3.583333], [10.83125, 0, 5.1875], [7.166667, 5.1875, 0]].
     v, early = d2_votes()
     weights, _ = ipw_weights(v, early=early)
@@ -221,7 +221,7 @@ def test_ipw_bradley_terry_reproduces_d2_and_changes_the_ranking():
 
 
 def test_ipw_scheme_is_weighted_bt_with_the_ipw_weights():
-    # Scheme ipw on votes without timestamps: cell = (pair, left model) (METHODS §6).
+    # Scheme ipw on votes without timestamps: cell = (pair, left model) (docs/methods.md §6).
     v, _ = d2_votes()
     ranking = rank_votes(v, RankSettings(scheme="ipw", ci="none"))
     weights, info = ipw_weights(v, early=None)
@@ -234,7 +234,7 @@ def test_ipw_scheme_is_weighted_bt_with_the_ipw_weights():
 
 
 def test_stratified_scheme_uses_the_median_period_split():
-    # METHODS §4: early iff timestamp < median; the scheme then averages the side × period strata.
+    # docs/methods.md §4: early iff timestamp < median; the scheme then averages the side × period strata.
     v, _ = d2_votes()
     stamps = pd.to_datetime("2026-01-01") + pd.to_timedelta(np.arange(len(v)), unit="h")
     v = v.assign(timestamp=stamps)
@@ -249,7 +249,7 @@ def test_stratified_scheme_uses_the_median_period_split():
     assert ranking.fit.strata == "side × period"
 
 
-# --- annotators (METHODS §7) -------------------------------------------------------------------------
+# --- annotators (docs/methods.md §7) -------------------------------------------------------------------------
 
 
 ANNOTATORS = {  # name: (votes, golds, correct golds, fast votes, durations known?)
@@ -263,7 +263,7 @@ OUTCOME_CYCLE = ["model_a", "model_b", "model_a", "tie", "model_b", "model_a", "
 @pytest.fixture(scope="module")
 def annotated():
     """Votes of u1–u6: golds first (correct = winner equals golden_answer), then ordinary votes; fast
-    votes take 1.0 s and one non-fast vote takes exactly 3.0 s (not fast, METHODS §7)."""
+    votes take 1.0 s and one non-fast vote takes exactly 3.0 s (not fast, docs/methods.md §7)."""
     rows, who, golden, answer, seconds = [], [], [], [], []
     k = 0
     for name, (n, golds, correct, fast, timed) in ANNOTATORS.items():
@@ -322,7 +322,7 @@ def test_annotator_policy_reaches_the_ranking(annotated):
     assert excluded.policy.outcome.judgements == 30
     down = rank_input("votes", annotated, NO_CI, annotators="downweight")
     assert down.n_votes == int(non_golden.sum())
-    # The down-weighted ranking is weighted BT with w = 0.5 on u3/u4 votes (METHODS §7 → §2).
+    # The down-weighted ranking is weighted BT with w = 0.5 on u3/u4 votes (docs/methods.md §7 → §2).
     used = annotated[non_golden]
     w = np.where(unqualified[non_golden], 0.5, 1.0)
     cells = compress_votes(used.assign(weight=w))
@@ -335,7 +335,7 @@ def test_annotator_policy_reaches_the_ranking(annotated):
 
 
 def test_anchor_puts_the_model_at_the_rating():
-    # METHODS §2, D1: anchored D = 1000.
+    # docs/methods.md §2, D1: anchored D = 1000.
     v = votes(pair_rows(D1))
     ranking = rank_votes(v, RankSettings(replicates=100, anchor=("D", 1000.0)))
     rows = by_model(ranking)
@@ -377,7 +377,7 @@ def test_all_ties():
 
 
 def test_a_model_that_never_wins_is_flagged_with_finite_ratings():
-    # METHODS §2 failure (a) and the remedy: prior 0.5, identifiable = False, all ratings finite.
+    # docs/methods.md §2 failure (a) and the remedy: prior 0.5, identifiable = False, all ratings finite.
     rows = pair_rows(D1) + [("A", "E", "model_a")] * 3 + [("E", "B", "model_b")] * 2
     ranking = rank_votes(votes(rows), SMALL_B)
     assert not ranking.identifiable and ranking.fit.prior == 0.5
@@ -429,7 +429,7 @@ def test_a_single_model_cannot_be_ranked():
 
 
 def test_a_model_seen_only_in_golden_votes_is_not_ranked():
-    # METHODS §0: golden votes are never used in §2–§6 estimates; a model that appears only there has
+    # docs/methods.md §0: golden votes are never used in §2–§6 estimates; a model that appears only there has
     # no analysed vote and must neither get a rating nor make the ranking non-identifiable.
     rows = pair_rows(D1) + [("X", "A", "model_b")]
     v = votes(rows, is_golden=[False] * (len(rows) - 1) + [True], golden_answer=[None] * (len(rows) - 1) + ["model_b"])

@@ -18,7 +18,7 @@ from core.ranking.ties import fit_davidson
 from pages._rankings_parts import warnings
 
 NO_CI = RankSettings(ci="none")
-# METHODS §2, Reference D1: per pair (left, right, left wins, right wins, ties).
+# docs/methods.md §2, Reference D1: per pair (left, right, left wins, right wins, ties).
 D1 = [("A", "B", 6, 3, 1), ("A", "C", 7, 2, 1), ("A", "D", 5, 1, 0), ("B", "C", 4, 4, 2), ("B", "D", 6, 2, 0),
       ("C", "D", 3, 3, 2)]
 
@@ -33,7 +33,7 @@ def d1_votes(extra=()) -> pd.DataFrame:
 
 @pytest.fixture
 def mm_with_three_iterations(monkeypatch):
-    # MM on D1 needs far more than 3 iterations to reach max |π' − π| < 1e-6 (METHODS §2).
+    # MM on D1 needs far more than 3 iterations to reach max |π' − π| < 1e-6 (docs/methods.md §2).
     real_mm = bt.mm
     monkeypatch.setattr(bt, "mm", lambda w, prior=0.0, tol=bt.MM_TOL, max_iter=bt.MM_MAX_ITER:
                         real_mm(w, prior, tol, 3))
@@ -64,7 +64,7 @@ def test_a_davidson_fit_that_gives_up_is_refused_with_the_reason(monkeypatch):
 
 
 def test_the_identifiability_note_is_one_sentence_for_markdown_and_page():
-    # METHODS §2 non-identifiable example: D1 + model E losing 4–0 to A.
+    # docs/methods.md §2 non-identifiable example: D1 + model E losing 4–0 to A.
     ranking = rank_votes(d1_votes([("A", "E", 4, 0, 0)]), NO_CI)
     note = identifiability_note(ranking)
     assert note.startswith("Not identifiable: the comparisons do not connect every model in both directions")

@@ -1,6 +1,6 @@
 """Tests of the seeded demo data (core.samples): determinism, contracts, and the planted biases.
 
-The bias tests use the committed 20,000-vote sample and the diagnostics of METHODS §4 and §7 in
+The bias tests use the committed 20,000-vote sample and the diagnostics of docs/methods.md §4 and §7 in
 their simplest form (binomial / chi-square tests), so a bias page tested on this data has
 something real to find.
 """
@@ -130,7 +130,7 @@ def test_evalruns_contract_and_story():
         assert (by_cat != "atlas-70b").any()
 
 
-# --- planted biases (METHODS §4, §7) -------------------------------------------------------------
+# --- planted biases (docs/methods.md §4, §7) -------------------------------------------------------------
 
 
 def test_position_bias_left_wins_more(votes):
@@ -146,7 +146,7 @@ def test_biased_model_shown_left_and_early(votes, truth):
     left_share = votes["model_a"].value_counts() / shown
     assert 0.70 < left_share[BIASED_MODEL] < 0.80
     assert left_share.drop(BIASED_MODEL).between(0.44, 0.56).all()
-    # METHODS §4 period split: early iff before the median timestamp (ISO strings sort as times).
+    # docs/methods.md §4 period split: early iff before the median timestamp (ISO strings sort as times).
     seconds = pd.to_datetime(votes["timestamp"], utc=True).astype("int64")
     early = seconds < np.median(seconds)
     involved = (votes["model_a"] == BIASED_MODEL) | (votes["model_b"] == BIASED_MODEL)
@@ -180,7 +180,7 @@ def test_random_clickers_are_fast_and_inaccurate(votes, truth):
     clicker = votes["annotator_id"].isin(RANDOM_CLICKERS)
     assert votes.loc[clicker, "response_time_s"].median() < 3.0
     assert votes.loc[~clicker, "response_time_s"].median() > 15.0
-    # METHODS §7 fast-answer rule: every clicker fails it, no careful annotator does.
+    # docs/methods.md §7 fast-answer rule: every clicker fails it, no careful annotator does.
     fast = (votes["response_time_s"] < 3.0).groupby(votes["annotator_id"]).mean()
     assert (fast[list(RANDOM_CLICKERS)] > 0.30).all()
     assert (fast.drop(list(RANDOM_CLICKERS)) <= 0.30).all()

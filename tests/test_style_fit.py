@@ -1,6 +1,6 @@
 """Style-controlled Bradley–Terry (core.ranking.style_fit): the fit against an independent maximiser
 (scipy L-BFGS-B on the full row likelihood, dense design), the sandwich against a numerical-Hessian
-sandwich, METHODS §8's reference D4, the agreement with scheme ``adjusted``, a planted-effect simulation,
+sandwich, docs/methods.md §8's reference D4, the agreement with scheme ``adjusted``, a planted-effect simulation,
 the bootstrap against a loop of full Newton refits, and the edge cases."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def random_votes(seed, n=600, k=5, effects=(0.6, 0.0, 0.4, 0.2), tie_share=0.15)
 # ---------------------------------------------------------------------------------------------------
 
 def test_reference_d4_unpenalised_matches_methods_8():
-    """METHODS §8, reference D4 (statsmodels GLM, fractional y): θ = (0, −0.9663681, −2.2595600), β = −0.7576722."""
+    """docs/methods.md §8, reference D4 (statsmodels GLM, fractional y): θ = (0, −0.9663681, −2.2595600), β = −0.7576722."""
     left = np.array(["ABC".index(c) for c in "ABCABCABCABCBCABCAACBBCA"])
     right = np.array(["ABC".index(c) for c in "BCABCACABCABAABCBCBACAAB"])
     y = np.array([{"L": 1.0, "R": 0.0, "T": 0.5}[c] for c in "LLRLTRLLRRLTLRLLRTLRLLRL"])

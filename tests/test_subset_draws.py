@@ -1,5 +1,5 @@
 """The derived draws of core.leaderboard.subset_draws: the fast engine against its slow, obvious form, and the
-draw against the METHODS §3 row protocol in distribution (each replicate is m i.i.d. uniform tasks)."""
+draw against the docs/methods.md §3 row protocol in distribution (each replicate is m i.i.d. uniform tasks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task bootstrap helpers and the shared-draw engine (core.leaderboard.task_bootstrap), METHODS §3 on data D3 of §8.
+"""Task bootstrap helpers and the shared-draw engine (core.leaderboard.task_bootstrap), docs/methods.md §3 on data D3 of §8.
 
 The helpers are the literal protocols; the engine (SubsetDraws) is checked against them and against
 hand-written loops here, and through the leaderboard in test_leaderboard.py.
@@ -45,24 +45,24 @@ from tests.reference_values import (
     D3_Z,
 )
 
-ATOL_REF = 1e-9  # METHODS §0: bootstrap references, absolute tolerance (all D3 figures are exact decimals)
+ATOL_REF = 1e-9  # docs/methods.md §0: bootstrap references, absolute tolerance (all D3 figures are exact decimals)
 ATOL_FAST = 1e-12  # counts @ x versus mean(x[I]): the same draw, only the summation order differs
-RTOL_POINT = 1e-6  # METHODS §0: point estimates
+RTOL_POINT = 1e-6  # docs/methods.md §0: point estimates
 
-# METHODS §8, Reference D3: tasks 1–5 "math", 6–10 "code" (tests/reference_values.py).
+# docs/methods.md §8, Reference D3: tasks 1–5 "math", 6–10 "code" (tests/reference_values.py).
 X, Y, Z = np.array(D3_X), np.array(D3_Y), np.array(D3_Z)
 CATEGORY = np.array(D3_CATEGORIES)
 
 
 def test_first_row_of_indices():
-    # METHODS §3 references: first row of I with seed 0.
+    # docs/methods.md §3 references: first row of I with seed 0.
     index = bootstrap_indices(10, 1000, np.random.default_rng(0))
     assert index.shape == (1000, 10)
     assert_array_equal(index[0], D3_FIRST_INDEX_ROW)
 
 
 def test_mean_ci_d3():
-    # METHODS §3: mean X = 0.73, CI (0.61975, 0.83).
+    # docs/methods.md §3: mean X = 0.73, CI (0.61975, 0.83).
     result = bootstrap_mean_ci(X, replicates=1000, seed=0)
     mean, lo, hi = result
     assert_allclose(mean, D3_MEAN_X, rtol=RTOL_POINT)
@@ -71,13 +71,13 @@ def test_mean_ci_d3():
 
 
 def test_stratified_mean_ci_d3():
-    # METHODS §3: stratified by category (0.62, 0.83).
+    # docs/methods.md §3: stratified by category (0.62, 0.83).
     _, lo, hi = bootstrap_mean_ci(X, seed=0, strata=CATEGORY)
     assert_allclose((lo, hi), D3_STRATIFIED_X_CI, atol=ATOL_REF)
 
 
 def test_paired_d3_x_minus_y_touches_zero():
-    # METHODS §3: X − Y = 0.07, CI (0.0, 0.14), not significant; 16 of 1000 replicate means exactly 0.
+    # docs/methods.md §3: X − Y = 0.07, CI (0.0, 0.14), not significant; 16 of 1000 replicate means exactly 0.
     result = paired_ci(X, Y, seed=0)
     diff, lo, hi, significant = result
     assert_allclose(diff, D3_PAIRED_X_Y[0], rtol=RTOL_POINT)
@@ -87,7 +87,7 @@ def test_paired_d3_x_minus_y_touches_zero():
 
 
 def test_paired_d3_y_minus_z_significant():
-    # METHODS §3: Y − Z = 0.17, CI (0.07, 0.25), significant.
+    # docs/methods.md §3: Y − Z = 0.17, CI (0.07, 0.25), significant.
     diff, lo, hi, significant = paired_ci(Y, Z, seed=0)
     assert_allclose(diff, D3_PAIRED_Y_Z[0], rtol=RTOL_POINT)
     assert_allclose((lo, hi), D3_PAIRED_Y_Z[1], atol=ATOL_REF)
@@ -95,14 +95,14 @@ def test_paired_d3_y_minus_z_significant():
 
 
 def test_poisson_d3():
-    # METHODS §3: Poisson mean X (0.60, 0.84), 1 replicate dropped.
+    # docs/methods.md §3: Poisson mean X (0.60, 0.84), 1 replicate dropped.
     result = poisson_mean_ci(X, seed=0)
     assert_allclose((result.lo, result.hi), D3_POISSON_X_CI, atol=ATOL_REF)
     assert (result.dropped, result.n_valid, result.protocol) == (1, 999, "poisson")
 
 
 def test_rank_cis_d3_with_float_ties():
-    # METHODS §3 rank references for D3: X [1,2], Y [1,2], Z [3,3], P(rank 1) = 0.975/0.034/0. Scores are
+    # docs/methods.md §3 rank references for D3: X [1,2], Y [1,2], Z [3,3], P(rank 1) = 0.975/0.034/0. Scores are
     # multiples of 0.1, so replicate means tie exactly in exact arithmetic (integer sums below): then
     # X [1,1], P(rank 1) = 0.984/0.034/0. The references come from left-to-right float sums, in which
     # rounding breaks 9 of X's ties with Y against X; the order of summation decides. tied_ranks treats
@@ -123,7 +123,7 @@ def test_rank_cis_d3_with_float_ties():
 
 
 def test_stratified_indices_follow_the_loop():
-    # METHODS §3 "Stratified": for b: for s in sorted(strata): pos_s[rng.integers(0, n_s, size=n_s)].
+    # docs/methods.md §3 "Stratified": for b: for s in sorted(strata): pos_s[rng.integers(0, n_s, size=n_s)].
     strata = np.array(["b", "a", "c", "a", "b", "b", "c", "a", "a", None, "b"], dtype=object)
     codes = strata_codes(strata)
     rng = np.random.default_rng(3)
@@ -213,13 +213,13 @@ def test_constant_data_and_one_task():
 
 
 def test_significance_needs_more_than_float_noise():
-    # METHODS §3: significant iff lower > 1e-12 or upper < −1e-12.
+    # docs/methods.md §3: significant iff lower > 1e-12 or upper < −1e-12.
     assert not tb.significant(1e-13, 0.2) and not tb.significant(-0.2, -1e-13)
     assert tb.significant(2e-12, 0.2) and tb.significant(-0.2, -2e-12)
 
 
 def test_task_wins():
-    # METHODS §8: every model within 1e-12 of the best wins; missing cells never win.
+    # docs/methods.md §8: every model within 1e-12 of the best wins; missing cells never win.
     scores = np.array([[0.5, np.nan, 0.3], [0.5 - 1e-13, 0.2, np.nan], [0.4, 0.1, np.nan]])
     assert_array_equal(task_wins(scores), [[True, False, True], [True, True, False], [False, False, False]])
 

@@ -1,4 +1,4 @@
-"""Win rates vs the field and head to head (core.ranking.winrate): hand examples, METHODS data, properties."""
+"""Win rates vs the field and head to head (core.ranking.winrate): hand examples, docs/methods.md data, properties."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.reference_values import D1, D1_PAIR_COUNTS, D1_PAIR_WIN_RATES, D1_W, 
 # Hand-computed fractions below are exact; only float rounding separates them from the code.
 RTOL_EXACT = 1e-12
 ATOL_EXACT = 1e-12
-# METHODS quotes 7 significant digits for derived rates.
+# docs/methods.md quotes 7 significant digits for derived rates.
 ATOL_METHODS = 1e-7
 # A generous wall-clock budget: the real cost is ~0.1 s, the bound only catches a Python loop.
 
@@ -55,7 +55,7 @@ def test_tiny_example_unweighted_by_hand():
     assert_array_equal(res.n_votes, [6, 5, 1, 0])
     assert_array_equal(res.n_eff, [6, 5, 1, 0])
     assert_allclose(res.win_rate[:3], [0.75, 0.3, 0.0], rtol=RTOL_EXACT)
-    # METHODS §1 plain Wilson on the fractional counts 4.5/6 and 1.5/5 (statsmodels accepts them).
+    # docs/methods.md §1 plain Wilson on the fractional counts 4.5/6 and 1.5/5 (statsmodels accepts them).
     for model, (x, n) in enumerate([(4.5, 6), (1.5, 5), (0, 1)]):
         expected = proportion_confint(x, n, alpha=0.05, method="wilson")
         assert_allclose((res.low[model], res.high[model]), expected, rtol=0, atol=ATOL_EXACT)
@@ -64,13 +64,13 @@ def test_tiny_example_unweighted_by_hand():
 
 def test_tiny_example_weighted_by_hand():
     res = win_rates(**TINY, n_models=4, weight=TINY_WEIGHT)
-    # A: wins 3 + 0.5 + 2 = 5.5 of Σcw = 7; Σcw² = 3 + 1 + 1 + 4 = 9 ⇒ n_eff = 49/9 (METHODS §6).
+    # A: wins 3 + 0.5 + 2 = 5.5 of Σcw = 7; Σcw² = 3 + 1 + 1 + 4 = 9 ⇒ n_eff = 49/9 (docs/methods.md §6).
     assert_allclose(res.wins[:3], [5.5, 1.5, 0.0], rtol=RTOL_EXACT)
     assert_allclose(res.n[:3], [7, 5, 2], rtol=RTOL_EXACT)
     assert_allclose(res.n_eff[:3], [49 / 9, 5, 1], rtol=RTOL_EXACT)
     assert_array_equal(res.n_votes, [6, 5, 1, 0])
     assert_allclose(res.win_rate[:3], [11 / 14, 0.3, 0.0], rtol=RTOL_EXACT)
-    # METHODS §1 weighted: Wilson with n := n_eff and x := p̂_w·n_eff.
+    # docs/methods.md §1 weighted: Wilson with n := n_eff and x := p̂_w·n_eff.
     assert_allclose((res.low[0], res.high[0]), wilson(11 / 14 * 49 / 9, 49 / 9), rtol=RTOL_EXACT)
     assert res.weighted
 
@@ -82,7 +82,7 @@ def test_model_without_votes_is_nan_with_zero_counts():
 
 
 def test_model_that_never_wins_has_lower_bound_exactly_zero():
-    # METHODS §1 edge: x = 0 ⇒ lower = 0 exactly; x = n ⇒ upper = 1 exactly (C never wins).
+    # docs/methods.md §1 edge: x = 0 ⇒ lower = 0 exactly; x = n ⇒ upper = 1 exactly (C never wins).
     res = win_rates(left=[0, 0], right=[1, 2], score=[1.0, 1.0], count=[4, 2], n_models=3)
     assert res.low[1] == 0.0 and res.low[2] == 0.0
     assert res.high[0] == 1.0 and res.win_rate[0] == 1.0
@@ -135,7 +135,7 @@ def test_tiny_pairwise_by_hand():
     assert np.isnan(rate[1, 2]) and np.isnan(np.diag(rate)).all() and np.isnan(rate[3]).all()
 
 
-# METHODS §2 reference D1 (tests/reference_values.py): per pair (i-wins, j-wins, ties), i always on the left.
+# docs/methods.md §2 reference D1 (tests/reference_values.py): per pair (i-wins, j-wins, ties), i always on the left.
 D1_PAIRS = {(i, j): (wins_i, wins_j, ties) for i, j, wins_i, wins_j, ties in D1}
 
 
@@ -146,7 +146,7 @@ def _d1_cells():
 
 
 def test_d1_pairwise_rates_and_win_matrix_match_methods_2():
-    # METHODS §2 "Win-rate route": r_AB = 0.65, r_AC = 0.75, r_AD = 5/6, r_BC = 0.5, r_BD = 0.75,
+    # docs/methods.md §2 "Win-rate route": r_AB = 0.65, r_AC = 0.75, r_AD = 5/6, r_BC = 0.5, r_BD = 0.75,
     # r_CD = 0.5 with n = 10, 10, 6, 10, 8, 8; W = r·n reproduces the D1 win matrix exactly.
     rate, n = pairwise_win_rates(*_d1_cells(), n_models=4)
     upper = np.triu_indices(4, 1)
@@ -162,7 +162,7 @@ def test_d1_vs_field_is_the_row_sums_of_the_win_matrix():
 
 
 def test_d2_raw_rate_of_a_vs_field_matches_methods_5():
-    # METHODS §5 reference D2 (periods pooled): A vs field raw 25.5/40 = 0.6375.
+    # docs/methods.md §5 reference D2 (periods pooled): A vs field raw 25.5/40 = 0.6375.
     # Cells "left–right: left wins/right wins/ties" summed over periods.
     d2 = {(0, 1): (21, 8, 3), (1, 0): (2, 1, 0), (0, 2): (2, 1, 0), (2, 0): (2, 0, 0),
           (1, 2): (1, 1, 0), (2, 1): (0, 0, 1)}
@@ -172,7 +172,7 @@ def test_d2_raw_rate_of_a_vs_field_matches_methods_5():
     assert res.wins[0] == 25.5 and res.n[0] == 40
     assert res.win_rate[0] == pytest.approx(D2_A_FIELD_RAW, abs=ATOL_METHODS)
     rate, _ = pairwise_win_rates(left, right, score, count, n_models=3)
-    # METHODS §5: A vs B raw 0.6714286, A vs C raw 0.4.
+    # docs/methods.md §5: A vs B raw 0.6714286, A vs C raw 0.4.
     assert_allclose([rate[0, 1], rate[0, 2]], [D2_A_VS_B[0], D2_A_VS_C[0]], atol=ATOL_METHODS)
 
 
@@ -298,7 +298,7 @@ def test_row_order_and_side_do_not_matter(data, rnd):
 @settings(max_examples=100, deadline=None)
 @given(cells(weighted=True), st.floats(1e-6, 1e6))
 def test_rescaling_weights_changes_rates_and_intervals_not_at_all(data, scale):
-    # METHODS §6: ratio estimators and Kish n_eff are scale invariant.
+    # docs/methods.md §6: ratio estimators and Kish n_eff are scale invariant.
     k, left, right, score, count, weight = data
     base = win_rates(left, right, score, count, k, weight=weight)
     scaled = win_rates(left, right, score, count, k, weight=weight * scale)
@@ -333,7 +333,7 @@ def test_pairwise_matrix_is_complementary_and_consistent(data):
     compared = n > 0
     assert_array_equal(n, n.T)
     assert_array_equal(np.diag(n), 0)
-    # r_ij + r_ji = 1 wherever i and j met (METHODS §2 requires |err| ≤ 1e-9 for the win-rate route).
+    # r_ij + r_ji = 1 wherever i and j met (docs/methods.md §2 requires |err| ≤ 1e-9 for the win-rate route).
     assert_allclose((rate + rate.T)[compared], 1.0, rtol=0, atol=ATOL_EXACT)
     assert np.isnan(rate[~compared]).all()
     # Head-to-head results add up to the vs-field totals.

@@ -1,4 +1,4 @@
-"""Inter-annotator agreement on overlapping items (METHODS §7).
+"""Inter-annotator agreement on overlapping items (docs/methods.md §7).
 
 Item key = (query_id, unordered model pair). A vote shown the other way round (model_a sorted after
 model_b) is the same item with its left/right labels swapped, so every label is stated for the
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 CATEGORIES = ("left", "right", "tie")
-# Below ten shared items a coefficient says next to nothing: with METHODS §7's example (p_o = 0.7,
+# Below ten shared items a coefficient says next to nothing: with docs/methods.md §7's example (p_o = 0.7,
 # p_e = 0.38) the standard error of Cohen's κ is sqrt(p_o (1 − p_o) / n) / (1 − p_e) ≈ 0.23 at n = 10, a 95%
 # interval of ±0.45 that spans "slight" to "almost perfect" agreement; with fewer items it is wider still.
 MIN_OVERLAP_ITEMS = 10

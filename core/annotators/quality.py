@@ -1,4 +1,4 @@
-"""Annotator quality (METHODS §7): golden-question accuracy and fast answers decide who is qualified,
+"""Annotator quality (docs/methods.md §7): golden-question accuracy and fast answers decide who is qualified,
 and the ``--annotators`` policy applies that before any ranking.
 
 Rules: with at least 3 answered golden items, accuracy below 0.60 is unqualified (0.60 passes);
@@ -23,7 +23,7 @@ MIN_GOLDEN = 3
 MIN_GOLDEN_ACCURACY = 0.60
 FAST_SECONDS = 3.0
 MAX_FAST_RATE = 0.30
-DOWNWEIGHT = 0.5  # METHODS §7 option: unqualified votes count half
+DOWNWEIGHT = 0.5  # docs/methods.md §7 option: unqualified votes count half
 
 
 def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The annotators report as the JSON contract of DESIGN "CLI" (``{"annotators": [...], "agreement":
+"""The annotators report as the JSON contract of docs/design.md "CLI" (``{"annotators": [...], "agreement":
 {...}}`` plus the extra blocks ``exclusion_effect`` and, inside ``agreement``, ``majority_agreement`` and
 the Fleiss details), as markdown, and as the Annotators page's tables.
 """
@@ -33,7 +33,7 @@ def _annotator_rows(quality: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def report_dict(report: AnnotatorReport) -> dict[str, Any]:
-    """The JSON contract (DESIGN "CLI")."""
+    """The JSON contract (docs/design.md "CLI")."""
     ag = report.agreement
     agreement = {k: ag[k] for k in AGREEMENT_KEYS if k != "cohen_kappa"}
     agreement["cohen_kappa"] = [{k: p[k] for k in PAIR_KEYS} for p in ag["cohen_kappa"]]
@@ -97,7 +97,7 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     lines += [f"{report.n_votes} judged items (votes: one per item, however many dimensions it was judged on), "
              f"{len(q)} annotators: " + ", ".join(
                  f"{n} {s.replace('_', ' ')}" for s, n in counts.items()
-             ) + ". Rules (METHODS §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
+             ) + ". Rules (docs/methods.md §7): ≥ 3 golden answers and accuracy < 60% ⇒ unqualified; "
              "more than 30% of votes faster than 3 s ⇒ unqualified.", ""]
     ci = f"{1 - report.alpha:.0%} CI"
     rows = [[markdown_text(r["annotator_id"]), r["n_votes"], r["n_golden"], _percent(r["golden_accuracy"]),

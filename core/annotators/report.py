@@ -1,4 +1,4 @@
-"""The ``evalboard annotators`` report (METHODS §7): who is qualified and why, how much the annotators
+"""The ``evalboard annotators`` report (docs/methods.md §7): who is qualified and why, how much the annotators
 agree on the items several of them rated, and what excluding the unqualified does to the BT ranking.
 
 ``build(votes, alpha)`` -> :class:`AnnotatorReport`; :mod:`core.annotators.render` gives its JSON

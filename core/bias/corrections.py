@@ -1,4 +1,4 @@
-"""The Bias page's comparison of corrections: per model, raw and stratified win rates (METHODS §5) and
+"""The Bias page's comparison of corrections: per model, raw and stratified win rates (docs/methods.md §5) and
 plain and IPW Bradley–Terry Elo (§6), with the ranks each gives and whether a correction moves the model."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Corrections:
 
 
 def corrections(votes: pd.DataFrame, strict: bool = False, early="median") -> Corrections | None:
-    """Per model: raw and stratified win rates (METHODS §5), plain and IPW BT Elo (§6), their ranks."""
+    """Per model: raw and stratified win rates (docs/methods.md §5), plain and IPW BT Elo (§6), their ranks."""
     used = without_absent_models(analysed_votes(votes)[0])[0]
     models = [str(m) for m in used["model_a"].cat.categories] if len(used) else []
     if len(models) < 2:

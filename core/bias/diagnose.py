@@ -1,9 +1,9 @@
-"""Bias diagnostics of pairwise human votes (METHODS §4) and raw-versus-corrected rankings (§5, §6).
+"""Bias diagnostics of pairwise human votes (docs/methods.md §4) and raw-versus-corrected rankings (§5, §6).
 
-``diagnose`` runs the six tests of METHODS §4 on a canonical votes frame (core.io / core.store output):
+``diagnose`` runs the six tests of docs/methods.md §4 on a canonical votes frame (core.io / core.store output):
 (a) position, (b) order within a session, (c) model position, (d) time exposure, (e) length and
 (f) pairing uniformity, plus the IPW design summary of §6. Golden-question votes are left out of every
-test (METHODS §0) except the golden accuracy of the order test (§4b), which is what they exist for.
+test (docs/methods.md §0) except the golden accuracy of the order test (§4b), which is what they exist for.
 A test whose columns are missing returns :class:`Unavailable` instead of raising: a file without
 timestamps still deserves the other five answers. ``corrections`` puts raw and corrected ratings side by side.
 """
@@ -72,7 +72,7 @@ class Unavailable:  # a test the columns do not allow; reported, never raised
 @dataclass(frozen=True)
 class PositionTest:
     test: Binomial
-    ipw_share: float  # P(left | decisive) under IPW weights (METHODS §4a weighted score test)
+    ipw_share: float  # P(left | decisive) under IPW weights (docs/methods.md §4a weighted score test)
     ipw_n_eff: float
     ipw_z: float
     ipw_p_value: float
@@ -152,7 +152,7 @@ class BiasReport:
 
 
 def session_halves(annotator_codes: np.ndarray, order_key: np.ndarray | None, vote_id=None) -> tuple[np.ndarray, np.ndarray]:
-    """(early, late) masks of METHODS §4b: per annotator, rank r = 1..n_a in (timestamp, vote_id) order
+    """(early, late) masks of docs/methods.md §4b: per annotator, rank r = 1..n_a in (timestamp, vote_id) order
     (row order without timestamps); early iff r < (n_a+1)/2, late iff r > (n_a+1)/2; n_a < 2 drops out.
     Rows with a missing annotator (code −1) are in neither half."""
     n = len(annotator_codes)
@@ -189,7 +189,7 @@ def _pct(x: int, n: int) -> str:
 
 
 def diagnose(votes: pd.DataFrame, alpha: float = 0.05, with_corrections: bool = True) -> BiasReport:
-    """All METHODS §4 diagnostics of a canonical votes frame; see the module docstring."""
+    """All docs/methods.md §4 diagnostics of a canonical votes frame; see the module docstring."""
     check_alpha(alpha)
     used, n_golden = analysed_votes(votes)
     used = without_absent_models(used)[0]
@@ -233,7 +233,7 @@ def _order(votes: pd.DataFrame, used: pd.DataFrame, alpha: float) -> OrderTest |
     if "annotator_id" not in votes or votes["annotator_id"].isna().all():
         return Unavailable("no annotator_id column: sessions cannot be formed")
     # Sessions are formed over all of an annotator's votes, golden ones included: a golden item is
-    # still a step of the session whose fatigue we measure (METHODS §4b uses them for accuracy).
+    # still a step of the session whose fatigue we measure (docs/methods.md §4b uses them for accuracy).
     ann = votes["annotator_id"]
     codes = ann.cat.codes.to_numpy() if isinstance(ann.dtype, pd.CategoricalDtype) else pd.factorize(ann)[0]
     timed = "timestamp" in votes and not votes["timestamp"].isna().all()
@@ -251,7 +251,7 @@ def _order(votes: pd.DataFrame, used: pd.DataFrame, alpha: float) -> OrderTest |
         correct = votes["winner"].astype(object).to_numpy() == votes["golden_answer"].astype(object).to_numpy()
         accuracy = _halves(correct, golden, early, late)
     elif len(used):
-        # Without golds, "accurate" = agrees with the favourite of the full-data BT fit (METHODS §4b).
+        # Without golds, "accurate" = agrees with the favourite of the full-data BT fit (docs/methods.md §4b).
         source = "bt_favourite"
         try:
             rows = rank_votes(used, RankSettings(scheme="bt", ci="none")).rows
@@ -333,7 +333,7 @@ def _time_exposure(used, a, b, models, alpha) -> TableTest:
 
 
 def length_points(votes: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(len_left, len_right, left chosen) of the decisive analysed votes with both lengths (METHODS §4e);
+    """(len_left, len_right, left chosen) of the decisive analysed votes with both lengths (docs/methods.md §4e);
     None without length columns. The relative difference the fit uses is (l - r) / (l + r + 1)."""
     used = analysed_votes(votes)[0]
     if "len_a" not in used or "len_b" not in used:

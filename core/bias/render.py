@@ -1,6 +1,6 @@
 """JSON and markdown renderings of a :class:`core.bias.diagnose.BiasReport` (``evalboard bias``).
 
-``report_dict`` is the DESIGN "CLI" contract of ``bias --format json``: every contract key is always
+``report_dict`` is the docs/design.md "CLI" contract of ``bias --format json``: every contract key is always
 present for an available test, so scripts can rely on them; a test that could not run is
 ``{"available": false, "reason": ...}``. A few documented extras ride along (``verdict`` on every
 test, ``n_golden``, ``alpha``, the IPW position score test, ``corrections``).

@@ -1,4 +1,4 @@
-"""Figures of annotator quality (METHODS §7): accuracy against fast answers, and response times."""
+"""Figures of annotator quality (docs/methods.md §7): accuracy against fast answers, and response times."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figures of the bias diagnostics (METHODS §4): per-model exposure shares and the length curve.
+"""Figures of the bias diagnostics (docs/methods.md §4): per-model exposure shares and the length curve.
 
 Pure functions of :mod:`core.bias.diagnose` results; names are HTML-escaped like every other chart.
 """

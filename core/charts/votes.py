@@ -247,7 +247,7 @@ def bias_panel(position_share: float | None, position_ci: Sequence[float] | None
                model_left_share: pd.Series | None, model_early_share: pd.Series | None,
                length_share: float | None, length_ci: Sequence[float] | None,
                title: str = "Position and time biases", early_share_expected: float = 0.5) -> go.Figure:
-    """The 2×2 bias panel (METHODS §4, position × time): the share of decisive votes for the left answer
+    """The 2×2 bias panel (docs/methods.md §4, position × time): the share of decisive votes for the left answer
     with its CI against 0.5; per model, the share of its appearances on the left; per model, the share of
     its appearances early in a session (against ``early_share_expected``, the share of early votes); the
     share won by the longer answer with its CI against 0.5. Any argument may be None: that panel then

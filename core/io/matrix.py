@@ -1,5 +1,5 @@
 """Win-rate matrices: r[i, j] = share of comparisons of row model i against column model j that i won
-(ties counted as half), optionally with a matrix of comparison counts (METHODS §2, "From a win-rate
+(ties counted as half), optionally with a matrix of comparison counts (docs/methods.md §2, "From a win-rate
 matrix")."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 from core.io.problems import MAX_ROWS_SHOWN, InputError, Problem, ProblemList
 from core.io.votes import MAX_COUNT
 
-SYMMETRY_TOLERANCE = 1e-9  # METHODS §2: r_ij + r_ji must equal 1 within this, else symmetrised
+SYMMETRY_TOLERANCE = 1e-9  # docs/methods.md §2: r_ij + r_ji must equal 1 within this, else symmetrised
 # Two shares of the same comparisons cannot add to more than 1. Rounding and rates taken from different
 # samples put a pair a little over (they are symmetrised); a pair over by more than this is not a win-rate
 # matrix (the two sides' own win rates of a different set? percentages?). Sums below 1 are what leaving

@@ -146,7 +146,7 @@ def categorize_votes(out: pd.DataFrame) -> pd.DataFrame:
 
 
 def _shared_categories(a: pd.Categorical, b: pd.Categorical) -> tuple[pd.Categorical, pd.Categorical]:
-    """model_a and model_b over one sorted list of models (METHODS §0), so their codes index the
+    """model_a and model_b over one sorted list of models (docs/methods.md §0), so their codes index the
     same models."""
     models = sorted(set(a.categories) | set(b.categories))
     return _recode(a, models), _recode(b, models)

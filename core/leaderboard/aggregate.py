@@ -1,4 +1,4 @@
-"""Leaderboard from per-(model, task) scores in [0, 1] (METHODS §8) with task-bootstrap CIs (§3).
+"""Leaderboard from per-(model, task) scores in [0, 1] (docs/methods.md §8) with task-bootstrap CIs (§3).
 
 :mod:`core.leaderboard.scores` turns EvalRuns into a models × tasks matrix (NaN = not scored); ``aggregate`` ranks the
 models by mean score or win rate and adds, from one seed: a percentile CI of each mean (row protocol
@@ -40,13 +40,13 @@ PAIR_CHUNK = 1024  # pairs whose (B, chunk) replicate differences are held at on
 
 @dataclass(frozen=True)
 class LeaderboardSettings:
-    """How :func:`aggregate` ranks (``rank_by`` in RANK_BY) and resamples (B, α, seed; METHODS §3)."""
+    """How :func:`aggregate` ranks (``rank_by`` in RANK_BY) and resamples (B, α, seed; docs/methods.md §3)."""
 
     rank_by: str = "mean"
     replicates: int = 500
     alpha: float = 0.05
     seed: int = 0
-    stratified: bool = False  # resample tasks within each category (METHODS §3 "Stratified")
+    stratified: bool = False  # resample tasks within each category (docs/methods.md §3 "Stratified")
     metric: str | None = None  # which metric_name when a (model, task) has several
 
 
@@ -71,7 +71,7 @@ class LeaderboardRow:
 
 @dataclass(frozen=True)
 class PairwiseRow:
-    """Paired (METHODS §3) and unpaired CIs of mean(a) − mean(b) over the tasks both scored."""
+    """Paired (docs/methods.md §3) and unpaired CIs of mean(a) − mean(b) over the tasks both scored."""
 
     model_a: str  # ranked above model_b
     model_b: str
@@ -147,7 +147,7 @@ def _wmean(values: np.ndarray, mask: np.ndarray, w: np.ndarray | None) -> np.nda
 
 
 def point_estimates(matrix: ScoreMatrix) -> Points:
-    """Means, win rates (METHODS §8 convention) and per-category means, weighted by task weight."""
+    """Means, win rates (docs/methods.md §8 convention) and per-category means, weighted by task weight."""
     x, present, w = matrix.scores, matrix.present, matrix.weights
     wins = task_wins(x)
     cats = np.column_stack([_wmean(x[:, matrix.category == c], present[:, matrix.category == c],
@@ -234,10 +234,10 @@ def _pair_diffs(matrix: ScoreMatrix, points: Points, ia: np.ndarray, ib: np.ndar
 
 
 def aggregate(runs: pd.DataFrame, settings: LeaderboardSettings = LeaderboardSettings()) -> Leaderboard:
-    """Leaderboard of EvalRuns (METHODS §8) with task-bootstrap uncertainty (METHODS §3).
+    """Leaderboard of EvalRuns (docs/methods.md §8) with task-bootstrap uncertainty (docs/methods.md §3).
 
     Rows are ordered by ``settings.rank_by`` (higher first, NaN last, ties by model id); ``rank`` is
-    the position. Undefined quantities are NaN (METHODS §0): a model without tasks, a pair without
+    the position. Undefined quantities are NaN (docs/methods.md §0): a model without tasks, a pair without
     common tasks, rank intervals without a task scored by all (``rank_lo``/``rank_hi`` None).
 
     Tie groups: walking down the ranking, a model joins the group of the model just above it when

@@ -1,4 +1,4 @@
-"""The draws of the task bootstrap (METHODS §3): which task positions each replicate resamples.
+"""The draws of the task bootstrap (docs/methods.md §3): which task positions each replicate resamples.
 
 The literal protocols (``rng.integers(0, n, size=(B, n))``, and the stratified loop over sorted strata)
 and their chunked form: :func:`draw_counts` turns one draw into per-position counts, so that a
@@ -17,7 +17,7 @@ CHUNK_CELLS = 1 << 20  # indices drawn per chunk: ~8 MB, small enough for bincou
 
 
 def bootstrap_indices(n: int, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """METHODS §3 row protocol: ``rng.integers(0, n, size=(replicates, n))``."""
+    """docs/methods.md §3 row protocol: ``rng.integers(0, n, size=(replicates, n))``."""
     return rng.integers(0, n, size=(replicates, n))
 
 
@@ -37,7 +37,7 @@ def strata_codes(labels) -> np.ndarray:
 
 def block_layout(codes: np.ndarray | None, n: int) -> tuple[np.ndarray | None, tuple[int, ...]]:
     """(order, sizes): positions grouped by stratum in sorted stratum order, original order within
-    (METHODS §3 ``pos_s``), and the stratum sizes. ``order`` is None when no reordering is needed."""
+    (docs/methods.md §3 ``pos_s``), and the stratum sizes. ``order`` is None when no reordering is needed."""
     if codes is None or n == 0:
         return None, (n,)
     codes = np.asarray(codes)
@@ -53,7 +53,7 @@ def index_chunks(sizes: tuple[int, ...], replicates: int, rng: np.random.Generat
 
     Successive draws continue one generator, so the chunks are exactly the rows of one
     ``(replicates, n)`` draw. With strata, one ``integers`` call with a per-column upper bound gives
-    the numbers of the METHODS §3 loop ``for b: for s in sorted(strata): rng.integers(0, n_s, n_s)``
+    the numbers of the docs/methods.md §3 loop ``for b: for s in sorted(strata): rng.integers(0, n_s, n_s)``
     (tested), block s then indexes into positions ``offset_s .. offset_s + n_s − 1``.
     """
     n = sum(sizes)
@@ -71,7 +71,7 @@ def index_chunks(sizes: tuple[int, ...], replicates: int, rng: np.random.Generat
 
 
 def stratified_indices(strata, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """METHODS §3 stratified protocol: (replicates, n) row positions, strata in sorted order, each
+    """docs/methods.md §3 stratified protocol: (replicates, n) row positions, strata in sorted order, each
     block ``pos_s[rng.integers(0, n_s, size=n_s)]`` (pos_s in original order), concatenated."""
     codes = strata_codes(strata)
     order, sizes = block_layout(codes, len(codes))

@@ -1,4 +1,4 @@
-"""Nemenyi post-hoc results told at any number of models (Demšar 2006, METHODS §8).
+"""Nemenyi post-hoc results told at any number of models (Demšar 2006, docs/methods.md §8).
 
 With k models there are k(k − 1)/2 pairs: a list of the pairs that differ reads well for five models
 and not at all for sixty (~1,300 pairs). Demšar's critical-difference diagram shows instead the

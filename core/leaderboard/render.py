@@ -1,5 +1,5 @@
 """A :class:`~core.leaderboard.aggregate.Leaderboard` as the JSON report and the markdown table of
-``evalboard leaderboard`` (contract in DESIGN.md, "CLI"): the table a CI job posts as a comment."""
+``evalboard leaderboard`` (contract in docs/design.md, "CLI"): the table a CI job posts as a comment."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from core.leaderboard.aggregate import Leaderboard
 from core.leaderboard.nemenyi import nemenyi_sentence
 from core.leaderboard.short_names import short_names
 
-ID_WIDTH = 20  # DESIGN: model ids cut to 20 characters in the markdown table (kept distinct)
+ID_WIDTH = 20  # docs/design.md: model ids cut to 20 characters in the markdown table (kept distinct)
 
 
 def _absent(value: float, explained) -> float | None:
@@ -107,7 +107,7 @@ def pairwise_markdown(board: Leaderboard) -> str:
 
 
 def full_markdown(board: Leaderboard, missing: str | None = None) -> str:
-    """What ``evalboard leaderboard --format markdown`` prints: the leaderboard table first (DESIGN
+    """What ``evalboard leaderboard --format markdown`` prints: the leaderboard table first (docs/design.md
     contract), then the pairwise table and the tests' verdicts."""
     parts = [to_markdown(board)]
     if board.pairwise:

@@ -1,4 +1,4 @@
-"""EvalRuns as a models × tasks score matrix (METHODS §8): the leaderboard's input, checked.
+"""EvalRuns as a models × tasks score matrix (docs/methods.md §8): the leaderboard's input, checked.
 
 ``pivot`` reads the runs of one metric into a models × tasks frame (NaN = not scored) with each task's
 category and weight, refusing what cannot be averaged (clashing categories or weights, duplicate cells,

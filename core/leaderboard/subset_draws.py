@@ -1,6 +1,6 @@
-"""Replicate means of many task subsets from few draws: the leaderboard's bootstrap engine (METHODS §3, §8).
+"""Replicate means of many task subsets from few draws: the leaderboard's bootstrap engine (docs/methods.md §3, §8).
 
-A leaderboard asks for the METHODS §3 row bootstrap of many score vectors, each on its own task set: a
+A leaderboard asks for the docs/methods.md §3 row bootstrap of many score vectors, each on its own task set: a
 model's scored tasks, the tasks two models share, the tasks every model scored. The literal protocol
 draws ``default_rng(seed).integers(0, m, (B, m))`` for a task set of size m, so a table with many
 distinct set sizes pays one (B, m) draw per size: MMLU-Pro (12,032 tasks, 29 models, answers missing

@@ -1,7 +1,7 @@
-"""Bootstrap over tasks for per-(model, task) scores (METHODS §3, used by the leaderboard of §8).
+"""Bootstrap over tasks for per-(model, task) scores (docs/methods.md §3, used by the leaderboard of §8).
 
 Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`unpaired_ci`,
-:func:`poisson_mean_ci`) are the literal METHODS §3 protocols on one or two score vectors: a fresh
+:func:`poisson_mean_ci`) are the literal docs/methods.md §3 protocols on one or two score vectors: a fresh
 ``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
 per row of ``I``. They are the reference the leaderboard's fast path is tested against.
 
@@ -27,7 +27,7 @@ from core.stats.resampling import percentile_interval
 from core.validation import check_alpha, check_replicates, check_seed
 
 DEFAULT_REPLICATES = 1000
-EPS = 1e-12  # METHODS §3: a paired CI must clear 0 by more than float noise to be significant
+EPS = 1e-12  # docs/methods.md §3: a paired CI must clear 0 by more than float noise to be significant
 
 
 class TaskBootstrapError(EvalBoardError, ValueError):
@@ -43,7 +43,7 @@ class MeanCI:
     hi: float
     n: int  # tasks used (scored, i.e. not NaN)
     n_valid: int  # replicates with a defined mean (Poisson: nonzero total weight)
-    dropped: int  # replicates dropped as undefined (METHODS §3)
+    dropped: int  # replicates dropped as undefined (docs/methods.md §3)
     replicates: int
     alpha: float
     seed: int
@@ -77,7 +77,7 @@ class PairedCI:
 
 @dataclass(frozen=True)
 class RankCI:
-    """Rank intervals from replicate statistics that share each replicate's indices (METHODS §3)."""
+    """Rank intervals from replicate statistics that share each replicate's indices (docs/methods.md §3)."""
 
     rank_lo: np.ndarray  # (K,) int; 0 when undefined (n_valid = 0)
     rank_hi: np.ndarray  # (K,) int
@@ -93,7 +93,7 @@ def check_settings(replicates: int, alpha: float, seed: int) -> None:
 
 
 def significant(lo: float, hi: float) -> bool:
-    """METHODS §3: the CI excludes 0 by more than EPS (a CI touching 0 is not significant)."""
+    """docs/methods.md §3: the CI excludes 0 by more than EPS (a CI touching 0 is not significant)."""
     return bool(lo > EPS or hi < -EPS)
 
 
@@ -138,7 +138,7 @@ def _interval(samples: np.ndarray, alpha: float) -> tuple[float, float]:
 
 def bootstrap_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
                       weights=None, strata=None) -> MeanCI:
-    """Percentile CI of the (weighted) mean of ``x`` by resampling tasks (METHODS §3 row protocol).
+    """Percentile CI of the (weighted) mean of ``x`` by resampling tasks (docs/methods.md §3 row protocol).
 
     Parameters
     ----------
@@ -149,12 +149,12 @@ def bootstrap_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.
     weights : array_like, optional
         Task weights: each replicate is Σ w x / Σ w over the drawn tasks.
     strata : array_like, optional
-        A label per task: resample within each stratum (METHODS §3 "Stratified").
+        A label per task: resample within each stratum (docs/methods.md §3 "Stratified").
 
     Returns
     -------
     MeanCI
-        ``(mean, lo, hi)`` and the settings; NaN bounds when no task is scored (METHODS §0).
+        ``(mean, lo, hi)`` and the settings; NaN bounds when no task is scored (docs/methods.md §0).
     """
     check_settings(replicates, alpha, seed)
     x, w, s = _prepare(x, weights, strata)
@@ -179,7 +179,7 @@ def _common(x, y, weights, strata):
 
 def paired_ci(x, y, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
               weights=None, strata=None) -> PairedCI:
-    """METHODS §3 paired bootstrap of mean(x) − mean(y) over the tasks scored for both.
+    """docs/methods.md §3 paired bootstrap of mean(x) − mean(y) over the tasks scored for both.
 
     d_t = x_t − y_t is formed first; replicate b is the (weighted) mean of ``d[I_b]``; significant iff
     lower > 1e-12 or upper < −1e-12. Arguments as :func:`bootstrap_mean_ci`, ``y`` aligned with ``x``.
@@ -216,7 +216,7 @@ def unpaired_ci(x, y, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05,
 
 def poisson_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05, seed: int = 0,
                     weights=None) -> MeanCI:
-    """METHODS §3 Poisson bootstrap of the (weighted) mean: counts ``rng.poisson(1.0, size=(B, n))``.
+    """docs/methods.md §3 Poisson bootstrap of the (weighted) mean: counts ``rng.poisson(1.0, size=(B, n))``.
 
     A replicate whose total (weighted) count is 0 has no mean: it is dropped and counted in ``dropped``.
     """
@@ -237,7 +237,7 @@ def poisson_mean_ci(x, replicates: int = DEFAULT_REPLICATES, alpha: float = 0.05
 
 
 def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
-    """(K, T) bool: model k wins task t iff it is scored and |score − best| ≤ tol (METHODS §8)."""
+    """(K, T) bool: model k wins task t iff it is scored and |score − best| ≤ tol (docs/methods.md §8)."""
     scores = np.asarray(scores, dtype=np.float64)
     present = ~np.isnan(scores)
     best = np.max(np.where(present, scores, -np.inf), axis=0) if scores.size else np.empty(scores.shape[1:])
@@ -248,13 +248,13 @@ def task_wins(scores: np.ndarray, tol: float = EPS) -> np.ndarray:
 def tied_ranks(samples: np.ndarray, eps: float = EPS) -> np.ndarray:
     """rank_i = 1 + #{j : T_j > T_i + eps} per row: :func:`core.stats.resampling.ranks_of` with float noise
     treated as a tie. Replicate means of discrete scores tie exactly in exact arithmetic, and whether
-    float rounding splits such a tie depends on the summation order (METHODS §3 D3 references)."""
+    float rounding splits such a tie depends on the summation order (docs/methods.md §3 D3 references)."""
     samples = np.asarray(samples, dtype=np.float64)
     return 1 + (samples[..., None, :] > samples[..., :, None] + eps).sum(axis=-1)
 
 
 def rank_summary(samples: np.ndarray, alpha: float) -> RankCI:
-    """Rank intervals (METHODS §3 lower/higher quantiles) and P(rank 1) from (B, K) replicate
+    """Rank intervals (docs/methods.md §3 lower/higher quantiles) and P(rank 1) from (B, K) replicate
     statistics, ranked by :func:`tied_ranks`; replicates with a NaN are dropped."""
     samples = np.asarray(samples, dtype=np.float64)
     samples = samples[~np.isnan(samples).any(axis=1)]

@@ -2,7 +2,7 @@
 
 ``rank_votes`` (a votes frame) and ``rank_cells`` (compressed cells, e.g. from a counts table) fit
 the chosen scheme (one module each in :mod:`core.ranking.schemes`), attach uncertainty and return a
-:class:`Ranking` that records its settings. Golden-question votes never enter a ranking (METHODS §0).
+:class:`Ranking` that records its settings. Golden-question votes never enter a ranking (docs/methods.md §0).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from core.schema import CI_METHODS, SCHEMES, TIE_MODELS
 
 
 def analysed_votes(votes: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """The votes a ranking uses: golden-question votes are left out (METHODS §0); returns their count."""
+    """The votes a ranking uses: golden-question votes are left out (docs/methods.md §0); returns their count."""
     if "is_golden" in votes:
         golden = votes["is_golden"].to_numpy(dtype=bool)
         n_golden = int(golden.sum())

@@ -1,7 +1,7 @@
-"""Bootstrap uncertainty for pairwise rankings (METHODS §3).
+"""Bootstrap uncertainty for pairwise rankings (docs/methods.md §3).
 
 The Bradley–Terry bootstrap draws cell counts M ~ Multinomial(N, n_c/N) over the sorted cells,
-which has exactly the distribution of resampling the N votes with replacement (METHODS §3,
+which has exactly the distribution of resampling the N votes with replacement (docs/methods.md §3,
 "Multinomial equivalence"), and refits every replicate with its own identifiability check. All
 replicates are fitted together by a batched Newton solver warm-started at the full-data fit.
 Quantiles are taken on the Elo scale; rank intervals share each replicate's counts.
@@ -39,7 +39,7 @@ class BTBootstrap:
     rank_low: np.ndarray = field(repr=False)
     rank_high: np.ndarray = field(repr=False)
     replicates: int
-    nonidentifiable: int  # replicates refitted with the virtual-tie prior (METHODS §2 policy)
+    nonidentifiable: int  # replicates refitted with the virtual-tie prior (docs/methods.md §2 policy)
     not_converged: int
     seed: int
     alpha: float
@@ -52,7 +52,7 @@ def check_settings(replicates: int, alpha: float) -> None:
 
 
 def multinomial_counts(cells: Cells, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """(B, C) cell counts of B resamples of the N votes (METHODS §3 protocol: sorted cells, n_c/N)."""
+    """(B, C) cell counts of B resamples of the N votes (docs/methods.md §3 protocol: sorted cells, n_c/N)."""
     n, p = _multinomial_parameters(cells)
     return rng.multinomial(n, p, size=replicates)
 
@@ -92,7 +92,7 @@ def bootstrap_bt(cells: Cells, theta: np.ndarray, replicates: int = DEFAULT_REPL
     """Multinomial cell bootstrap of BT ratings; ``theta`` is the full-data fit (warm start).
 
     The multinomial is drawn over the cells of unordered pairs (:func:`core.ranking.cells.merge_sides`),
-    which is the METHODS §3 protocol whenever each pair is always seated the same way (as in D1) and
+    which is the docs/methods.md §3 protocol whenever each pair is always seated the same way (as in D1) and
     equal to it in distribution otherwise.
     """
     check_settings(replicates, alpha)

@@ -1,8 +1,8 @@
-"""Bradley–Terry fits (METHODS §2): the MM reference, identifiability, Elo, and a batched Newton
+"""Bradley–Terry fits (docs/methods.md §2): the MM reference, identifiability, Elo, and a batched Newton
 solver for bootstrap replicates.
 
 Model: P(i beats j) = π_i / (π_i + π_j), θ = ln π, ties count half a win to each side. Strengths are
-reported with mean(π) = 1 and Elo = 400·log10(π) + 1500 (METHODS §2, "Elo conversion").
+reported with mean(π) = 1 and Elo = 400·log10(π) + 1500 (docs/methods.md §2, "Elo conversion").
 
 References: Zermelo (1929); Ford (1957) for existence; Hunter (2004), "MM algorithms for generalized
 Bradley–Terry models", Ann. Statist. 32:384, for the MM update.
@@ -16,9 +16,9 @@ import numpy as np
 
 ELO_SCALE = 400.0 / np.log(10.0)
 ELO_BASE = 1500.0
-MM_TOL = 1e-6  # METHODS §2: stop when max |π' − π| < 1e-6
+MM_TOL = 1e-6  # docs/methods.md §2: stop when max |π' − π| < 1e-6
 MM_MAX_ITER = 10_000
-NONIDENTIFIABLE_PRIOR = 0.5  # one virtual tie against a fixed reference (METHODS §2, "Remedy")
+NONIDENTIFIABLE_PRIOR = 0.5  # one virtual tie against a fixed reference (docs/methods.md §2, "Remedy")
 # Newton stops once a step is below this; convergence is quadratic, so the θ error left after that
 # last step is ~ its square (≈ 1e-14): the exact MLE, one iteration sooner than a 1e-10 rule.
 NEWTON_TOL = 1e-7
@@ -143,7 +143,7 @@ def is_strongly_connected(w: np.ndarray) -> bool:
 
 def mm(w: np.ndarray, prior: float = 0.0, tol: float = MM_TOL, max_iter: int = MM_MAX_ITER
        ) -> tuple[np.ndarray, int, bool]:
-    """Hunter's MM for BT, exactly as METHODS §2 specifies; returns (π with mean 1, iterations, converged).
+    """Hunter's MM for BT, exactly as docs/methods.md §2 specifies; returns (π with mean 1, iterations, converged).
 
     prior = 0: Jacobi update π_i' = W_i / Σ_{j≠i, N_ij>0} N_ij / (π_i + π_j), then π' /= mean(π').
     prior = c > 0: every model also has c virtual wins and c virtual losses against a reference with
@@ -175,7 +175,7 @@ def mm(w: np.ndarray, prior: float = 0.0, tol: float = MM_TOL, max_iter: int = M
 
 def fit(w: np.ndarray, models, prior: float | None = None, tol: float = MM_TOL, max_iter: int = MM_MAX_ITER,
         weight_scale: float = 1.0) -> BTFit:
-    """Fit BT by MM with the identifiability policy of METHODS §2.
+    """Fit BT by MM with the identifiability policy of docs/methods.md §2.
 
     ``prior=None`` (the default policy): the pure MLE when the graph is strongly connected, otherwise
     a refit with one virtual tie (c = 0.5) and ``identifiable=False``. ``weight_scale`` rescales a
@@ -221,7 +221,7 @@ def predicted_win_rates(elo: np.ndarray) -> np.ndarray:
 
 
 def win_matrix_from_rates(rates: np.ndarray, counts: np.ndarray | None = None) -> tuple[np.ndarray, list[str]]:
-    """W from a win-rate matrix (METHODS §2, "From a win-rate matrix"): W_ij = r̃_ij · n_ij.
+    """W from a win-rate matrix (docs/methods.md §2, "From a win-rate matrix"): W_ij = r̃_ij · n_ij.
 
     r̃_ij = (r_ij + 1 − r_ji) / 2 where r_ij + r_ji ≠ 1 (beyond 1e-9); a pair given from one side
     only takes the complement for the other; missing or zero n is no edge. Without counts every

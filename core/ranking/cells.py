@@ -1,9 +1,9 @@
-"""Votes -> compressed cells, win matrices and battle counts (METHODS §2, §3).
+"""Votes -> compressed cells, win matrices and battle counts (docs/methods.md §2, §3).
 
 Every pairwise estimator works on cells: one row per distinct (left model, right model, score of the
 left model, weight [, stratum]) with the number of votes in it. After this step no cost depends on
 the number of votes, and the bootstrap can draw cell counts from a multinomial instead of
-resampling rows (METHODS §3, "Multinomial equivalence").
+resampling rows (docs/methods.md §3, "Multinomial equivalence").
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from core.errors import EvalBoardError
 from core.schema import OUTCOME_CODE, OUTCOMES
 
 # Score of the left model per s-code; s-codes sort like s (right won < tie < left won), which is
-# the cell order METHODS §3 fixes for the bootstrap.
+# the cell order docs/methods.md §3 fixes for the bootstrap.
 S_VALUES = np.array([0.0, 0.5, 1.0])
 _S_CODE = {"model_a": 2, "model_b": 0, "tie": 1, "tie (bothbad)": 1}  # both kinds of tie score 0.5
 _S_CODE_OF_OUTCOME = np.array([_S_CODE[o] for o in OUTCOMES], dtype=np.int64)  # indexed by outcome code
@@ -33,7 +33,7 @@ class Cells:
     """Distinct (left, right, s, weight) combinations and how many votes fall in each.
 
     ``left``/``right`` index ``models`` (sorted names). Cells are sorted lexicographically by
-    (left, right, s, weight), METHODS §3.
+    (left, right, s, weight), docs/methods.md §3.
     """
 
     models: tuple[str, ...]
@@ -115,7 +115,7 @@ def merge_sides(cells: Cells) -> Cells:
     Plain BT and win rates do not see who sat on the left, and summing multinomial cells gives a
     multinomial over the sums (the aggregation property), so a bootstrap drawn over these coarser
     cells has exactly the distribution of one drawn over the sided cells, with half the draws. When
-    every vote of a pair has the same seating (as in METHODS D1) the cells and their order are
+    every vote of a pair has the same seating (as in docs/methods.md D1) the cells and their order are
     unchanged, and so is the random stream.
     """
     flip = cells.left > cells.right
@@ -156,7 +156,7 @@ def cells_from_counts(counts: pd.DataFrame) -> Cells:
 
 
 def win_matrix(cells: Cells, counts: np.ndarray | None = None) -> np.ndarray:
-    """W[i, j] = weighted wins of i over j, ties counting half to each side (METHODS §2).
+    """W[i, j] = weighted wins of i over j, ties counting half to each side (docs/methods.md §2).
 
     ``counts`` replaces the cell counts (shape (C,) or (B, C) for B bootstrap replicates; the result
     is then (B, K, K)).

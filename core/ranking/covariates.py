@@ -1,4 +1,4 @@
-"""Covariate-adjusted Bradley–Terry: position (home) advantage and style/length control (METHODS §8, §9).
+"""Covariate-adjusted Bradley–Terry: position (home) advantage and style/length control (docs/methods.md §8, §9).
 
 One logistic model covers Agresti's home-advantage BT (Categorical Data Analysis, 2nd ed., §10.6) and the
 Chatbot Arena style control (Chiang et al. 2024, arXiv 2403.04132; FastChat ``elo_analysis.py``):
@@ -11,7 +11,7 @@ Newton's method (= IRLS for the canonical logit link) on (K−1) + [1] + p free 
 standard errors come from the inverse observed information, which for the logit link equals the Fisher
 information Σ c·w·μ(1−μ)·x xᵀ. :func:`bt_covariance` also offers the sandwich (robust) covariance
 H⁻¹JH⁻¹ used by lmarena/arena-rank, and :func:`elo_standard_errors` maps a θ covariance to Elo SEs on the
-mean-normalised scale of METHODS §2 by the delta method.
+mean-normalised scale of docs/methods.md §2 by the delta method.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class SeparationError(EvalBoardError, ValueError):
 
 
 class StyleFeatures(NamedTuple):
-    """z-scored length feature of METHODS §8 and the mean and sd used to standardise it."""
+    """z-scored length feature of docs/methods.md §8 and the mean and sd used to standardise it."""
 
     z: np.ndarray  # (n, 1)
     mean: float
@@ -50,7 +50,7 @@ class StyleFeatures(NamedTuple):
 
 @dataclass(frozen=True)
 class AdjustedResult:
-    """MLE of the covariate-adjusted BT model (METHODS §9).
+    """MLE of the covariate-adjusted BT model (docs/methods.md §9).
 
     ``covariance`` is over the full vector (θ₀, …, θ_{K−1}, δ, β₁, …, β_p): the θ₀ row and column are zero
     (θ₀ ≡ 0), and so is the δ row and column when ``position`` is False (δ ≡ 0, reported with SE 0).
@@ -78,10 +78,10 @@ class AdjustedResult:
 
 
 def style_features(len_left, len_right) -> StyleFeatures:
-    """Length feature f = (a − b)/(a + b + 1), z-scored with the population sd (METHODS §8).
+    """Length feature f = (a − b)/(a + b + 1), z-scored with the population sd (docs/methods.md §8).
 
     The +1 follows FastChat's ``add_one`` so that two empty answers give f = 0; an sd of 0 (constant f)
-    is replaced by 1 so the column stays finite (METHODS §8).
+    is replaced by 1 so the column stays finite (docs/methods.md §8).
     """
     a = np.asarray(len_left, dtype=float)
     b = np.asarray(len_right, dtype=float)
@@ -104,11 +104,11 @@ def fit_adjusted(left, right, y, n_models: int, *, count=None, weight=None, feat
     Parameters
     ----------
     left, right : (n,) int array_like
-        Model indices 0..n_models−1 (sorted names, METHODS §0) on the left and right side of each row.
+        Model indices 0..n_models−1 (sorted names, docs/methods.md §0) on the left and right side of each row.
     y : (n,) array_like
-        Score of the left model: 1 win, 0 loss, 0.5 tie or both_bad (METHODS §0).
+        Score of the left model: 1 win, 0 loss, 0.5 tie or both_bad (docs/methods.md §0).
     n_models : int
-        K ≥ 2. θ₀ is fixed at 0 for identifiability (METHODS §8).
+        K ≥ 2. θ₀ is fixed at 0 for identifiability (docs/methods.md §8).
     count : (n,) array_like, optional
         Number of identical observations a row stands for (compressed cells), default 1.
     weight : (n,) array_like, optional
@@ -205,7 +205,7 @@ def bt_covariance(left, right, y, n_models: int, count=None, weight=None, theta=
 
 
 def elo_standard_errors(theta, covariance) -> np.ndarray:
-    """Delta-method SEs of Eloᵢ = (400/ln 10)(θᵢ − ln mean e^θ) + 1500 (mean(π) = 1, METHODS §2).
+    """Delta-method SEs of Eloᵢ = (400/ln 10)(θᵢ − ln mean e^θ) + 1500 (mean(π) = 1, docs/methods.md §2).
 
     ∂Eloᵢ/∂θ = (400/ln 10)(eᵢ − s), s = softmax(θ), so Var = gᵀΣg; ``covariance`` is K×K over θ with a zero
     row and column for the fixed θ₀. Unlike θᵢ − θ₀, every model (model 0 included) gets a positive SE.
@@ -375,7 +375,7 @@ def _check_estimable(left, right, y, z, k: int, position: bool) -> None:
         if not (won_any[m] and lost_any[m]):
             what = "never wins" if not won_any[m] else "never loses"
             raise SeparationError(f"`y`: model {m} {what} (ties count as half a win and half a loss), so its "
-                                  "θ is infinite; drop the model or use a penalised fit (METHODS §2 prior).")
+                                  "θ is infinite; drop the model or use a penalised fit (docs/methods.md §2 prior).")
     won, lost = np.flatnonzero(y > 0), np.flatnonzero(y < 1)
     rows = np.concatenate([won, lost])
     sign = np.r_[-np.ones(len(won)), np.ones(len(lost))]

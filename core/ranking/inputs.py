@@ -164,7 +164,7 @@ def with_request(ranking: Ranking, prepared: PreparedVotes, votes: pd.DataFrame 
 
 
 def rank_matrix(frame: pd.DataFrame, settings: RankSettings) -> Ranking:
-    """BT from a win-rate matrix (METHODS §2); intervals from the observed information (there are no
+    """BT from a win-rate matrix (docs/methods.md §2); intervals from the observed information (there are no
     votes to resample), rank intervals from the normal approximation."""
     models = sorted(set(frame["model_row"]) | set(frame["model_col"]))
     index = {m: i for i, m in enumerate(models)}

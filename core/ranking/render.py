@@ -1,5 +1,5 @@
 """A :class:`~core.ranking.Ranking` as the JSON object, markdown table and CSV of ``evalboard rank``
-(contract in DESIGN.md, "CLI")."""
+(contract in docs/design.md, "CLI")."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ def anchor_index(models, anchor) -> tuple[int, float] | None:
 
 
 def weight_scale(cells: Cells) -> float:
-    """Rescale weights to mean 1 so the identifiability prior keeps its meaning (METHODS §2)."""
+    """Rescale weights to mean 1 so the identifiability prior keeps its meaning (docs/methods.md §2)."""
     total = float((cells.count * cells.weight).sum())
     return cells.n_votes / total if total > 0 else 1.0
 

@@ -1,7 +1,7 @@
 """Bootstrap of the style-controlled fit: votes resampled with replacement, every replicate refitted.
 
 Votes that agree in pair, outcome, weight and features are collapsed into one row with a count first;
-resampling n votes is then a multinomial draw of counts over the distinct rows (METHODS §3 does the same
+resampling n votes is then a multinomial draw of counts over the distinct rows (docs/methods.md §3 does the same
 over BT cells), so each replicate is a set of replicate weights on the same rows. Counts must be whole
 numbers of votes.
 
@@ -9,7 +9,7 @@ Each replicate is refitted to the same tolerance as the full fit, warm-started a
 the chord method: Newton steps with the full data's Hessian H₀, which a replicate's Hessian matches to
 O(1/√n), so each step shrinks the error by that factor while costing one gradient pass instead of a
 Hessian. A replicate whose steps do not settle, or whose win graph loses strong connectivity (then
-fitted with the METHODS §2 prior and counted), is refitted by full Newton.
+fitted with the docs/methods.md §2 prior and counted), is refitted by full Newton.
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ class StyleFit:
     notes: tuple[str, ...]
     covariance: np.ndarray = field(repr=False)
     identifiable: bool
-    prior: float  # virtual ties per model (METHODS §2): 0 unless the win graph is not strongly connected
+    prior: float  # virtual ties per model (docs/methods.md §2): 0 unless the win graph is not strongly connected
     penalty: float
     interval: str
     alpha: float
@@ -76,7 +76,7 @@ def fit_style(left, right, y, sides: Mapping[str, tuple[Sequence[float], Sequenc
 
     Parameters
     ----------
-    left, right : (n,) int arrays — indices into ``models`` (sorted names, METHODS §0).
+    left, right : (n,) int arrays — indices into ``models`` (sorted names, docs/methods.md §0).
     y : (n,) — the left side's score: 1 won, 0 lost, ½ tie or both bad.
     sides : feature name → (values for the left answer, values for the right answer), e.g.
         ``{"length": (len_a, len_b), ...}`` (core.io.style_features gives them from texts).

@@ -23,11 +23,11 @@ normalises mean(π) = 1 rather than Σθ = 0, so its Elo differ from these by on
 
 Identifiability follows scheme ``bt``: the penalty keeps β finite, so a finite, unique θ exists iff the
 "i beat j" graph (ties count both ways) is strongly connected (Ford 1957). Otherwise the fit adds the
-METHODS §2 prior (one virtual tie per model against a fixed reference, c = 0.5) and says
+docs/methods.md §2 prior (one virtual tie per model against a fixed reference, c = 0.5) and says
 ``identifiable=False``. With ``penalty=0`` features can also separate the outcomes; Newton then fails to
 converge and :class:`ConvergenceError` says so.
 
-Standard errors: the sandwich H⁻¹JH⁻¹ of the penalised objective (METHODS §2/§9: H = the negative
+Standard errors: the sandwich H⁻¹JH⁻¹ of the penalised objective (docs/methods.md §2/§9: H = the negative
 Hessian including the penalty, J = Σ w²(y − μ)² x xᵀ over votes). Bootstrap intervals: see
 :mod:`core.ranking.style_bootstrap`.
 """
@@ -182,7 +182,7 @@ def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | N
     """Maximise the penalised objective by Newton's method with step halving.
 
     Returns (b, prior, iterations) with b = (θ₀..θ_{K−1}, β), Σθ = 0. ``prior=None`` applies the policy of
-    METHODS §2: 0 when the win graph is strongly connected, else 0.5. ``cw`` replaces the rows' weights
+    docs/methods.md §2: 0 when the win graph is strongly connected, else 0.5. ``cw`` replaces the rows' weights
     (bootstrap replicates); ``start`` warm-starts."""
     if not (np.isfinite(penalty) and penalty >= 0):
         raise StyleInputError(f"`penalty` must be a non-negative number, got {penalty!r}")

@@ -1,13 +1,13 @@
 """Scheme bt with ``--ties davidson``: ties as their own outcome (Davidson 1970), not half wins.
 
-The plain BT fit of METHODS §2 counts a tie as half a win for each side (the Chatbot Arena convention).
-The Davidson model is the optional alternative of METHODS §2 ("Tie models"), fitted by maximum
+The plain BT fit of docs/methods.md §2 counts a tie as half a win for each side (the Chatbot Arena convention).
+The Davidson model is the optional alternative of docs/methods.md §2 ("Tie models"), fitted by maximum
 likelihood with Newton's method on log-strengths θ = ln π plus the tie parameter ln ν:
 
 * Davidson (1970), "On extending the Bradley–Terry model to accommodate ties in paired comparison
   experiments", JASA 65:317–328: P(i≻j) = πᵢ/D, P(tie) = ν√(πᵢπⱼ)/D, D = πᵢ + πⱼ + ν√(πᵢπⱼ).
 
-Inputs of :func:`fit_davidson` are count matrices over models 0..K−1 (the caller sorts names, METHODS
+Inputs of :func:`fit_davidson` are count matrices over models 0..K−1 (the caller sorts names, docs/methods.md
 §0): ``wins[i, j]`` = (weighted) decisive votes i won against j, ``ties`` symmetric (both_bad counts as a
 tie). Strengths are reported with mean(π) = 1 and Elo = 400·log₁₀π + 1500 as in §2.
 """
@@ -66,10 +66,10 @@ def fit_davidson(wins, ties, *, prior: float = 0.0, tol: float = 1e-10, max_iter
     wins : (K, K) array_like
         ``wins[i, j]`` = (weighted) number of decisive votes in which model i beat model j.
     ties : (K, K) array_like
-        Symmetric tie counts (both_bad counts as a tie, METHODS §0). Diagonals of both are ignored.
+        Symmetric tie counts (both_bad counts as a tie, docs/methods.md §0). Diagonals of both are ignored.
     prior : float, default 0
         c ≥ 0 virtual wins and c virtual losses of every model against a reference with π_R ≡ 1
-        (METHODS §2, "Remedy"), scored under the Davidson model itself. c > 0 gives a finite MAP on
+        (docs/methods.md §2, "Remedy"), scored under the Davidson model itself. c > 0 gives a finite MAP on
         any data; c = 0 is the pure MLE and raises :class:`NotIdentifiableError` when none exists.
         c is in the units of ``wins`` (no rescaling: the matrices do not say how many votes they hold).
     tol, max_iter : float, int
@@ -207,7 +207,7 @@ def _check_identifiable(w: np.ndarray, t: np.ndarray) -> None:
         raise NotIdentifiableError(
             "`wins`/`ties` have no finite, unique MLE:" + hint + " some strength or the tie parameter "
             "runs off to infinity (a model that never wins or never loses without ties to hold it, or a "
-            "comparison graph that is not strongly connected; METHODS §2, Ford 1957). Pass prior > 0 "
+            "comparison graph that is not strongly connected; docs/methods.md §2, Ford 1957). Pass prior > 0 "
             "(e.g. 0.5) for a finite MAP.")
 
 

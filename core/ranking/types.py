@@ -72,12 +72,12 @@ class FitInfo:
     order they were set, which is the order the outputs list them in (see :meth:`with_`)."""
 
     # the solver
-    method: str | None = None  # "mm": Hunter's MM (METHODS §2)
+    method: str | None = None  # "mm": Hunter's MM (docs/methods.md §2)
     ties_model: str | None = None  # "davidson"
     nu: float | None = None  # Davidson's tie parameter ν
     iterations: int | None = None
     converged: bool | None = None  # False: the solver stopped at its iteration limit
-    prior: float | None = None  # virtual ties per model (0: the pure MLE; METHODS §2 "Remedy")
+    prior: float | None = None  # virtual ties per model (0: the pure MLE; docs/methods.md §2 "Remedy")
     components: int | None = None  # strongly connected components of the "i beat j" graph
     tolerance: float | None = None
     notes: tuple[str, ...] | None = None  # what a win-rate matrix's conversion had to assume
@@ -89,7 +89,7 @@ class FitInfo:
     protocol: str | None = None
     covariance: str | None = None
     rank_intervals: str | None = None
-    # scheme ipw (METHODS §6)
+    # scheme ipw (docs/methods.md §6)
     n_eff: float | None = None
     design_effect: float | None = None
     empty_cells: int | None = None
@@ -97,11 +97,11 @@ class FitInfo:
     truncated: int | None = None
     cell: str | None = None
     weights: str | None = None
-    # scheme stratified (METHODS §5)
+    # scheme stratified (docs/methods.md §5)
     strata: str | None = None
     weighted: bool | None = None
     strata_used: dict[str, int] | None = None
-    # scheme adjusted (METHODS §9)
+    # scheme adjusted (docs/methods.md §9)
     length_feature: str | None = None
     length_mean: float | None = None
     length_sd: float | None = None

@@ -1,16 +1,16 @@
 """Win rates from pairwise votes: each model against the field, and each pair head to head.
 
 This is the ``--scheme winrate`` ranking: the share of its comparisons a model won, ties and
-both-bad counting as half a win (METHODS §0, the Chatbot Arena convention of §2), with a Wilson
-interval (METHODS §1). It is the raw pooled rate; the position × period correction is METHODS §5.
+both-bad counting as half a win (docs/methods.md §0, the Chatbot Arena convention of §2), with a Wilson
+interval (docs/methods.md §1). It is the raw pooled rate; the position × period correction is docs/methods.md §5.
 
 Input is the compressed form in which votes of any size reach the estimators: one row per cell
 (left model, right model, score of the left model) with the number of votes in it, and optionally a
-per-vote weight (IPW, METHODS §6). Models are integer indices ``0 .. n_models-1``; names are the
+per-vote weight (IPW, docs/methods.md §6). Models are integer indices ``0 .. n_models-1``; names are the
 caller's business (index once at the edge, arrays inside). Everything is a handful of
 ``np.bincount`` passes, so a million cells take tens of milliseconds.
 
-Weighted win rates use the Kish effective sample size in the interval (METHODS §1, §6): a cell of
+Weighted win rates use the Kish effective sample size in the interval (docs/methods.md §1, §6): a cell of
 ``count`` votes of weight ``w`` contributes ``count*w`` to Σw and ``count*w²`` to Σw². Without weights
 ``n_eff`` equals the vote count and the interval is the ordinary Wilson interval.
 """
@@ -76,7 +76,7 @@ class WinRates:
 
 def win_rates(left, right, score, count, n_models: int, *, weight=None, alpha: float = 0.05,
               continuity: bool = False) -> WinRates:
-    """Win rate of every model against the field, ties counting half (METHODS §0, §1).
+    """Win rate of every model against the field, ties counting half (docs/methods.md §0, §1).
 
     Parameters
     ----------
@@ -93,7 +93,7 @@ def win_rates(left, right, score, count, n_models: int, *, weight=None, alpha: f
     alpha : float, default 0.05
         Two-sided level of the Wilson intervals.
     continuity : bool, default False
-        Continuity-corrected Wilson intervals (METHODS §10.7 displays the plain one).
+        Continuity-corrected Wilson intervals (docs/methods.md §10.7 displays the plain one).
 
     Returns
     -------
@@ -144,7 +144,7 @@ def pairwise_win_rates(left, right, score, count, n_models: int) -> tuple[np.nda
         ``rate[i, j] + rate[j, i] == 1`` wherever compared.
     n : numpy.ndarray, shape (K, K)
         Symmetric number of comparisons between i and j (either side), zero diagonal.
-        ``rate * n`` is the win matrix W of METHODS §2.
+        ``rate * n`` is the win matrix W of docs/methods.md §2.
 
     Raises
     ------

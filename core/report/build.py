@@ -1,4 +1,4 @@
-"""``evalboard report INPUT --out DIR``: read the input, then write the bundle of its kind (DESIGN "CLI").
+"""``evalboard report INPUT --out DIR``: read the input, then write the bundle of its kind (docs/design.md "CLI").
 
 Votes give ``BT_ANALYSIS_REPORT.md``, ``BT_ANALYSIS_REPORT.csv``, ``report.json`` and ``figures/*.png``
 (:mod:`core.report.votes`); a score table (EvalRuns) gives ``leaderboard.json``, ``LEADERBOARD.md``,

@@ -1,4 +1,4 @@
-"""The EvalRuns bundle: ``leaderboard.json`` (DESIGN leaderboard JSON), ``LEADERBOARD.md`` (the full
+"""The EvalRuns bundle: ``leaderboard.json`` (docs/design.md leaderboard JSON), ``LEADERBOARD.md`` (the full
 markdown of ``evalboard leaderboard``, then the figures), ``report.json`` and ``figures/``:
 ``leaderboard_bars``, ``category_heatmap``, ``pairwise_matrix`` and ``critical_difference`` (only when
 the Friedman test was computed)."""

@@ -101,7 +101,7 @@ _DEFINITIONS = {
                                      "and dimension (ties half)",
     "winrate_predicted": "Bradley–Terry predicted win rate from the global ranking",
     "rank_vs_dimension": "colour: BT Elo per dimension (fit over all games); text: the rank in that dimension",
-    "winrate_scatter": "raw vs stratified (side × period, METHODS §5) win rate against the field",
+    "winrate_scatter": "raw vs stratified (side × period, docs/methods.md §5) win rate against the field",
     "winrate_diff_heatmap_all": "stratified minus raw head-to-head win rate; stratified = mean over the non-empty "
                                 "(side × period) strata of the row model's win rate against the column model",
     "winrate_share_stacked": "per game, each model's gap to the game's top model in observed win rate, split "

@@ -2,11 +2,11 @@
 
 Scopes: ``global`` (the analysed dimension's votes), ``game`` (per game_id), ``dimension`` (per
 dimension, over all games) and ``game_dimension``. Every ranking is scheme bt, ties half, bootstrap
-intervals, after the request's annotator policy; golden-question votes never enter (METHODS §0).
+intervals, after the request's annotator policy; golden-question votes never enter (docs/methods.md §0).
 
 Definitions used by the figures (documented in the report too):
 
-- *Stratified head-to-head win rate* of A vs B (METHODS §5 "A vs B"): A's win rate against B in
+- *Stratified head-to-head win rate* of A vs B (docs/methods.md §5 "A vs B"): A's win rate against B in
   each (side of A × period) stratum, averaged over the non-empty strata; period = before / after the
   median timestamp (side only without timestamps). The *raw* rate pools all of A's votes against B.
   Both count votes (not vote weights) and ties as half.
@@ -118,7 +118,7 @@ def head_to_head_diff(votes: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 
 def scatter_series(votes: pd.DataFrame, order: list[str]) -> tuple[pd.Series, pd.Series]:
-    """(raw, stratified) win rate against the field per model (METHODS §5)."""
+    """(raw, stratified) win rate against the field per model (docs/methods.md §5)."""
     used = analysed(votes)
     models = [str(m) for m in used["model_a"].cat.categories]
     result = stratified_win_rates(used)

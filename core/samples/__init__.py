@@ -1,4 +1,4 @@
-"""Deterministic, seeded demo data with a known truth (DESIGN "Layout": ``samples``).
+"""Deterministic, seeded demo data with a known truth (docs/design.md "Layout": ``samples``).
 
 - :func:`arena_demo` / :func:`arena_demo_truth`: Arena votes with planted position, exposure,
   length and pairing biases and a few random fast clickers, and the truth they were drawn from.

@@ -23,7 +23,7 @@ def model_names(n_models: int) -> list[str]:
 
 
 def elo_from_pi(pi: np.ndarray) -> np.ndarray:
-    """METHODS §2 convention: Elo = 400·log10(π) + 1500 with π normalised to mean 1."""
+    """docs/methods.md §2 convention: Elo = 400·log10(π) + 1500 with π normalised to mean 1."""
     pi = np.asarray(pi, dtype=np.float64)
     return 400.0 * np.log10(pi / pi.mean()) + 1500.0
 
@@ -33,12 +33,12 @@ def bt_votes(n_votes: int, n_models: int, tie_share: float = 0.10, seed: int = 0
 
     - Ratings: ``n_models`` Elo values evenly spaced over ``ELO_SPREAD`` (= 400) points, randomly
       assigned to the model indices (so name order is not strength order), then re-expressed in the
-      METHODS §2 convention (400·log10 π + 1500 with mean π = 1) -> ``true_elo``.
+      docs/methods.md §2 convention (400·log10 π + 1500 with mean π = 1) -> ``true_elo``.
     - Pairs: ordered (left, right) uniform over the K·(K−1) ordered pairs with left != right.
     - Outcome: with p = 1 / (1 + 10^((Elo_right − Elo_left)/400)) (BT probability that left wins):
       tie with probability t = min(tie_share, 2·min(p, 1−p)), left wins with p − t/2, right wins with
       1 − p − t/2. So E[score of left] = p with ties as half wins: ``true_elo`` is exactly what the
-      half-tie BT MLE of METHODS §2 estimates (independent ties would shrink the Elo spread instead).
+      half-tie BT MLE of docs/methods.md §2 estimates (independent ties would shrink the Elo spread instead).
 
     Returns a dict of numpy arrays: ``left``/``right`` (int32 model indices), ``outcome`` (int8:
     0 left won, 1 right won, 2 tie), ``true_elo`` (float64, per model), ``models`` (list of names),
@@ -60,7 +60,7 @@ def bt_votes(n_votes: int, n_models: int, tie_share: float = 0.10, seed: int = 0
     right += right >= left  # skip left -> uniform over the other k-1 models
     p_left = 1.0 / (1.0 + 10.0 ** ((gen_elo[right] - gen_elo[left]) / 400.0))
     # P(tie) = t, P(left) = p − t/2, P(right) = 1 − p − t/2: the expected half-tie score of the left model
-    # is exactly the BT probability p, so the half-tie BT MLE (METHODS §2) is consistent for true_elo.
+    # is exactly the BT probability p, so the half-tie BT MLE (docs/methods.md §2) is consistent for true_elo.
     # t = min(tie_share, 2·min(p, 1 − p)) keeps the probabilities valid (binds only for p < tie_share/2).
     t = np.minimum(tie_share, 2.0 * np.minimum(p_left, 1.0 - p_left))
     u = rng.random(n)

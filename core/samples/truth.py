@@ -1,7 +1,7 @@
 """The known truth behind the demo Arena votes: strengths, planted biases, design of the sampling.
 
 The demo data exists so that every page and estimator has something realistic to show *and* so
-that tests can check that the bias diagnostics (METHODS §4), the corrections (§5, §6) and the
+that tests can check that the bias diagnostics (docs/methods.md §4), the corrections (§5, §6) and the
 annotator filters (§7) find what was planted. The truth is therefore a first-class object
 (:class:`ArenaTruth`), drawn from its own random stream, and every planted effect is large enough
 to be detected at 20,000 votes.
@@ -23,11 +23,11 @@ MODEL_NAMES = (
     "sable-6b", "tundra-11b",
 )
 # The model with the planted exposure bias: shown LEFT ~75% of the time and ~75% of its
-# appearances fall in the first half (two weeks) of the period (METHODS §4 c, d).
+# appearances fall in the first half (two weeks) of the period (docs/methods.md §4 c, d).
 BIASED_MODEL = MODEL_NAMES[2]
 N_ANNOTATORS = 60
 # Fixed (seed-independent) so that tests and docs can name them; they vote uniformly at random
-# over model_a / model_b / tie and answer in ~1.5 s (METHODS §7 flags both).
+# over model_a / model_b / tie and answer in ~1.5 s (docs/methods.md §7 flags both).
 RANDOM_CLICKERS = ("ann-007", "ann-019", "ann-026", "ann-041", "ann-058")
 GAMES = ("chat", "search", "code_assist")
 DIMENSIONS = ("helpfulness", "accuracy", "style")
@@ -36,7 +36,7 @@ GOLDEN_QUERIES = tuple(f"gold-{i:02d}" for i in range(1, 21))
 PERIOD_DAYS = 28
 
 LEFT_LOGIT = 0.25  # position bias: logit bonus of the left answer
-# Logit bonus per unit of f = (len_a - len_b)/(len_a + len_b + 1) (METHODS §4 e). Typical |f| is
+# Logit bonus per unit of f = (len_a - len_b)/(len_a + len_b + 1) (docs/methods.md §4 e). Typical |f| is
 # ~0.25, so 1.0 gives ~0.25 logit: clearly detectable at 20k votes, yet smaller than true skill.
 LENGTH_COEF = 1.0
 TIE_NU = 0.5  # Davidson tie parameter: ~20 % non-decisive votes at typical strength gaps

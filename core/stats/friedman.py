@@ -1,4 +1,4 @@
-"""Friedman test, Iman–Davenport F and the Nemenyi critical difference over tasks (METHODS §8).
+"""Friedman test, Iman–Davenport F and the Nemenyi critical difference over tasks (docs/methods.md §8).
 
 Demšar (2006, JMLR 7:1) compares k models over N tasks by their ranks within each task. Only the
 tasks scored by all k models enter (a rank among a subset of models is not comparable). Ranks run
@@ -69,7 +69,7 @@ def _check_alpha(alpha) -> float:
 
 
 def nemenyi_q(k: int, alpha: float = 0.05) -> float:
-    """Nemenyi critical value q_α = studentized_range.ppf(1 − α, k, ∞)/√2 (METHODS §8, Demšar Table 5).
+    """Nemenyi critical value q_α = studentized_range.ppf(1 − α, k, ∞)/√2 (docs/methods.md §8, Demšar Table 5).
 
     Parameters
     ----------
@@ -123,7 +123,7 @@ def tie_sum(values: np.ndarray) -> float:
 
 
 def friedman(scores: pd.DataFrame, alpha: float = 0.05) -> FriedmanResult | None:
-    """Friedman test on a models × tasks score table (NaN = missing), METHODS §8.
+    """Friedman test on a models × tasks score table (NaN = missing), docs/methods.md §8.
 
     Parameters
     ----------

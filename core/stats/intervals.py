@@ -1,15 +1,15 @@
-"""Wilson score intervals for a proportion, plain, continuity-corrected and weighted (METHODS §1).
+"""Wilson score intervals for a proportion, plain, continuity-corrected and weighted (docs/methods.md §1).
 
 The Wilson interval is the set of π whose score test does not reject, so it never leaves [0, 1] and
 behaves at x = 0 and x = n, where the Wald interval collapses. It is the CI the dashboard displays
-next to every win rate and bias share (METHODS §10.7); the binomial test stays the decision rule.
+next to every win rate and bias share (docs/methods.md §10.7); the binomial test stays the decision rule.
 
 Both bounds are computed from the *lower* bound alone, using the symmetry
 ``upper(x, n) = 1 - lower(n - x, n)``, and the lower bound is written as the smaller root of the
 score quadratic via the product of its roots (Vieta) instead of ``centre - half_width``. That form
 has no cancellation, so x = 0 gives a lower bound of exactly 0 and x = n an upper bound of exactly 1
 (the textbook ``centre + half_width`` gives 0.9999999999999999 there), and ``low <= x/n <= high`` holds
-in floating point, not just on paper. It agrees with the METHODS §1 formulas and with scipy to ~1e-16.
+in floating point, not just on paper. It agrees with the docs/methods.md §1 formulas and with scipy to ~1e-16.
 
 References
 ----------
@@ -85,7 +85,7 @@ def z_value(alpha: float = 0.05) -> float:
 
 
 def wilson(x: float, n: float, alpha: float = 0.05, continuity: bool = False) -> tuple[float, float]:
-    """Wilson score interval for ``x`` successes out of ``n`` trials (METHODS §1).
+    """Wilson score interval for ``x`` successes out of ``n`` trials (docs/methods.md §1).
 
     Parameters
     ----------
@@ -103,7 +103,7 @@ def wilson(x: float, n: float, alpha: float = 0.05, continuity: bool = False) ->
     -------
     (low, high) : tuple of float
         Bounds in [0, 1]. ``x == 0`` gives ``low == 0.0`` and ``x == n`` gives ``high == 1.0``
-        exactly; ``n == 0`` gives ``(nan, nan)`` (undefined, never an error: METHODS §0).
+        exactly; ``n == 0`` gives ``(nan, nan)`` (undefined, never an error: docs/methods.md §0).
 
     Raises
     ------
@@ -171,7 +171,7 @@ def kish_n_eff(w) -> float:
 
 
 def weighted_wilson(y, w, alpha: float = 0.05, continuity: bool = False) -> WeightedProportion:
-    """Weighted proportion with a Wilson interval at the Kish effective sample size (METHODS §1, §6).
+    """Weighted proportion with a Wilson interval at the Kish effective sample size (docs/methods.md §1, §6).
 
     ``p = sum(w*y) / sum(w)``, ``n_eff = (sum w)**2 / sum(w**2)``, then Wilson with ``n := n_eff`` and
     ``x := p * n_eff``. This effective-sample-size plug-in (Kish design effect; Franco et al. 2019)
@@ -225,7 +225,7 @@ def _wilson_from_proportion(p: np.ndarray, n: np.ndarray, z: float, continuity: 
     """Bounds for proportions ``p`` in [0, 1] and ``n > 0``; upper from lower by symmetry."""
     low = _lower_bound(p, n, z, continuity)
     high = 1.0 - _lower_bound(1.0 - p, n, z, continuity)
-    # Clipping is a no-op in exact arithmetic; it only guards the last ulp (METHODS §1 "clip").
+    # Clipping is a no-op in exact arithmetic; it only guards the last ulp (docs/methods.md §1 "clip").
     return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
@@ -233,7 +233,7 @@ def _lower_bound(p: np.ndarray, n: np.ndarray, z: float, continuity: bool) -> np
     """Smaller root of the (corrected) score quadratic, as product-of-roots / larger root.
 
     Plain: roots of ``(1 + z²/n)π² - (2p + z²/n)π + p² = 0``; their product is ``p²/(1 + z²/n)``
-    and the larger root is ``c + h`` of METHODS §1, so ``low = p² / (p + z²/(2n) + z·sqrt(p(1-p)/n + z²/(4n²)))``.
+    and the larger root is ``c + h`` of docs/methods.md §1, so ``low = p² / (p + z²/(2n) + z·sqrt(p(1-p)/n + z²/(4n²)))``.
 
     Continuity-corrected: with ``u = np - 1/2`` the roots of ``(u - nπ)² = z²nπ(1-π)`` give
     ``low = 2u² / (n(2u + z² + z·sqrt(z² + 4u - 4u²/n)))``, which is Newcombe's L rearranged

@@ -1,5 +1,5 @@
 """Summaries of resampled statistics shared by every bootstrap (rankings and leaderboards): percentile
-intervals (METHODS §3) and rank intervals from the ranks within each replicate."""
+intervals (docs/methods.md §3) and rank intervals from the ranks within each replicate."""
 
 from __future__ import annotations
 

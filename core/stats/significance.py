@@ -1,4 +1,4 @@
-"""The statistical tests behind the bias diagnostics (METHODS §4): exact binomials with Wilson
+"""The statistical tests behind the bias diagnostics (docs/methods.md §4): exact binomials with Wilson
 intervals, Holm's adjustment, the pooled two-proportion test, the IPW score test, the one-covariate
 logistic fit and the pairing χ²."""
 
@@ -16,7 +16,7 @@ from core.stats.intervals import kish_n_eff, wilson
 
 @dataclass(frozen=True)
 class Binomial:
-    # k successes of n against p0: exact binomial p decides, the Wilson CI describes (METHODS §4)
+    # k successes of n against p0: exact binomial p decides, the Wilson CI describes (docs/methods.md §4)
     k: int
     n: int
     p0: float
@@ -28,7 +28,7 @@ class Binomial:
 
 @dataclass(frozen=True)
 class TwoProportions:
-    """x1/n1 versus x2/n2: pooled z (= χ² 2×2 without Yates, METHODS §4b) and Fisher's exact p."""
+    """x1/n1 versus x2/n2: pooled z (= χ² 2×2 without Yates, docs/methods.md §4b) and Fisher's exact p."""
     x1: int
     n1: int
     x2: int
@@ -63,7 +63,7 @@ class PairingTest:
 
 
 def binomial(k: int, n: int, p0: float = 0.5, alpha: float = 0.05) -> Binomial:
-    """METHODS §4: scipy ``binomtest`` two-sided; n = 0 gives NaN (METHODS §0), never an error."""
+    """docs/methods.md §4: scipy ``binomtest`` two-sided; n = 0 gives NaN (docs/methods.md §0), never an error."""
     if (n := int(n)) == 0:
         return Binomial(k, n, p0, np.nan, np.nan, np.nan, np.nan)
     low, high = wilson(k, n, alpha)
@@ -83,7 +83,7 @@ def holm(p) -> np.ndarray:
 
 
 def two_proportions(x1: int, n1: int, x2: int, n2: int) -> TwoProportions:
-    """Pooled two-proportion z-test (METHODS §4b); χ² = z²; Fisher exact as the small-sample option."""
+    """Pooled two-proportion z-test (docs/methods.md §4b); χ² = z²; Fisher exact as the small-sample option."""
     x1, n1, x2, n2 = int(x1), int(n1), int(x2), int(n2)
     if n1 == 0 or n2 == 0:
         return TwoProportions(x1, n1, x2, n2, np.nan, np.nan, np.nan, np.nan)
@@ -97,7 +97,7 @@ def two_proportions(x1: int, n1: int, x2: int, n2: int) -> TwoProportions:
 
 
 def weighted_score_test(y, w) -> tuple[float, float, float, float]:
-    """(p̂_w, n_eff, z, p) of METHODS §4a: z = (p̂_w − 0.5)/√(0.25/n_eff), normal two-sided p."""
+    """(p̂_w, n_eff, z, p) of docs/methods.md §4a: z = (p̂_w − 0.5)/√(0.25/n_eff), normal two-sided p."""
     y, w = np.asarray(y, dtype=float), np.asarray(w, dtype=float)
     n_eff = kish_n_eff(w) if len(w) else 0.0
     if n_eff == 0:
@@ -108,7 +108,7 @@ def weighted_score_test(y, w) -> tuple[float, float, float, float]:
 
 
 def logit_fit(f, y, max_iter: int = 50, tol: float = 1e-10) -> Logit:
-    """Newton–Raphson MLE of logit P(y=1) = β₀ + β₁ f (same MLE as statsmodels Logit, METHODS §4e).
+    """Newton–Raphson MLE of logit P(y=1) = β₀ + β₁ f (same MLE as statsmodels Logit, docs/methods.md §4e).
 
     With one covariate and an intercept the MLE fails to exist exactly when a threshold on f separates
     the classes (complete or quasi-complete separation), or y is constant; that is checked first, so

@@ -1,5 +1,5 @@
 """Scheme ``adjusted``: BT with the left-position advantage δ and, when answer lengths are known, the
-length (style) effect β (METHODS §9), shown next to the plain ranking of the same votes."""
+length (style) effect β (docs/methods.md §9), shown next to the plain ranking of the same votes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Scheme ``bt``: Bradley–Terry by Hunter's MM with the identifiability policy of METHODS §2, and
-bootstrap (METHODS §3) or sandwich intervals."""
+"""Scheme ``bt``: Bradley–Terry by Hunter's MM with the identifiability policy of docs/methods.md §2, and
+bootstrap (docs/methods.md §3) or sandwich intervals."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def mm_info(fit: bt.BTFit) -> FitInfo:
 
 
 def with_convergence_note(info: FitInfo) -> FitInfo:
-    """An MM fit that stopped at its iteration limit says so among the notes (METHODS §2 asks for
+    """An MM fit that stopped at its iteration limit says so among the notes (docs/methods.md §2 asks for
     max |π' − π| < 1e-6; the ratings shown are the last iterate's)."""
     if info.converged is not False:
         return info

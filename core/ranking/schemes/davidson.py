@@ -14,7 +14,7 @@ from core.stats.resampling import percentile_interval, rank_interval
 
 
 def davidson_policy(wins: np.ndarray, ties: np.ndarray):
-    """The MLE when it exists, else the one-virtual-tie MAP (METHODS §2 policy); (fit, identifiable).
+    """The MLE when it exists, else the one-virtual-tie MAP (docs/methods.md §2 policy); (fit, identifiable).
     A Newton fit that does not converge is refused with the reason, never shown half-fitted."""
     try:
         try:

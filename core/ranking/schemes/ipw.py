@@ -1,4 +1,4 @@
-"""Scheme ``ipw``: Bradley–Terry on votes weighted by inverse propensity of their cell (METHODS §6)."""
+"""Scheme ``ipw``: Bradley–Terry on votes weighted by inverse propensity of their cell (docs/methods.md §6)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from core.ranking.periods import resolve_period
 from core.ranking.types import FitInfo, Ranking, RankSettings
 from core.stats.intervals import kish_n_eff
 
-IPW_CLIP = (0.2, 5.0)  # METHODS §6: truncate normalised weights to [0.2, 5], no renormalisation
+IPW_CLIP = (0.2, 5.0)  # docs/methods.md §6: truncate normalised weights to [0.2, 5], no renormalisation
 
 
 def ipw_weights(votes: pd.DataFrame, early="median") -> tuple[np.ndarray, dict[str, Any]]:
-    """Per-vote IPW weights w_v = N / (C_obs · n_c), truncated to [0.2, 5] (METHODS §6).
+    """Per-vote IPW weights w_v = N / (C_obs · n_c), truncated to [0.2, 5] (docs/methods.md §6).
 
     Cell c(v) = (unordered pair, model on the left, period); without timestamps (pair, left model).
     Also reports Kish n_eff, the design effect and the empty cells of the full grid (observed pairs ×
@@ -45,12 +45,12 @@ def ipw_votes(votes: pd.DataFrame) -> tuple[pd.DataFrame, FitInfo]:
     """The votes with their IPW weights (times any vote weight) and what the weighting did."""
     weights, info = ipw_weights(votes)
     weighted = votes.assign(weight=weights * (votes["weight"].to_numpy() if "weight" in votes else 1.0))
-    return weighted, FitInfo().with_(**info, weights="inverse propensity (METHODS §6)")
+    return weighted, FitInfo().with_(**info, weights="inverse propensity (docs/methods.md §6)")
 
 
 def as_ipw(bt_ranking: Ranking, settings: RankSettings, weighting: FitInfo) -> Ranking:
     """The BT ranking of the IPW-weighted votes, as scheme ``ipw``. Weights are fixed per vote, computed
-    once on all votes, so the cells keep them and the multinomial bootstrap stays exact (METHODS §3,
+    once on all votes, so the cells keep them and the multinomial bootstrap stays exact (docs/methods.md §3,
     condition ii). Win rates shown are weighted."""
     fit = bt_ranking.fit.with_(**{name: getattr(weighting, name) for name in weighting.reported})
     return replace(bt_ranking, settings=settings, fit=fit)

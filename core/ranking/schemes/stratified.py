@@ -1,5 +1,5 @@
-"""Scheme ``stratified``: each model's win rate averaged over its (side × period) strata (METHODS §5), so
-that where and when a model was shown weigh equally. Periods: METHODS §4 (:mod:`core.ranking.periods`)."""
+"""Scheme ``stratified``: each model's win rate averaged over its (side × period) strata (docs/methods.md §5), so
+that where and when a model was shown weigh equally. Periods: docs/methods.md §4 (:mod:`core.ranking.periods`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from core.stats.resampling import rank_interval
 
 def stratified_win_rates(votes: pd.DataFrame, strict: bool = False, early="median") -> dict[str, np.ndarray]:
     """Each model's win rate against the field, averaged over its non-empty (side × period) strata
-    (METHODS §5); ``strict`` gives NaN unless all strata are non-empty."""
+    (docs/methods.md §5); ``strict`` gives NaN unless all strata are non-empty."""
     return _stratified(_strata_cells(votes, early), None, strict)
 
 
@@ -63,7 +63,7 @@ def _stratified(strata, counts: np.ndarray | None, strict: bool) -> dict[str, np
         rate = w / n
         n_eff = n ** 2 / n2
         used = (n > 0).sum(axis=2)
-        # mean over non-empty strata; NaN (no warning) for a model without votes (METHODS §0)
+        # mean over non-empty strata; NaN (no warning) for a model without votes (docs/methods.md §0)
         corrected = np.where(used > 0, np.where(n > 0, rate, 0.0).sum(axis=2) / np.maximum(used, 1), np.nan)
         var = np.where(used > 0, np.where(n > 0, rate * (1 - rate) / n_eff, 0.0).sum(axis=2)
                        / np.maximum(used, 1) ** 2, np.nan)

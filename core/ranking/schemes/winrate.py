@@ -1,5 +1,5 @@
 """Scheme ``winrate``: each model's win rate against the field (ties half) with a Wilson interval
-(METHODS §1); rank intervals from the multinomial bootstrap of the cells."""
+(docs/methods.md §1); rank intervals from the multinomial bootstrap of the cells."""
 
 from __future__ import annotations
 
