@@ -182,7 +182,8 @@ def main() -> None:
           f"B = {args.bootstrap:,}; medians of {args.repeats} runs ==")
     print(f"{'evalboard rank (whole process)':<52}{med_ours:>8.3f} s")
     print(f"{'evalica recipe (whole process)':<52}{med_peer:>8.3f} s   {med_peer / med_ours:>5.1f}x ours")
-    print(f"{'evalica recipe (its work: CSV read → intervals)':<52}{med_work:>8.3f} s   {med_work / med_ours:>5.1f}x ours")
+    print(f"{'evalica recipe (its work: CSV read → intervals)':<52}{med_work:>8.3f} s   "
+          f"{med_work / med_ours:>5.1f}x ours")
     print(f"{'CPU seconds (all threads): ours / evalica recipe':<52}{cpu_ours:>8.3f} / {cpu_peer:.3f} s   "
           f"{cpu_peer / cpu_ours:>5.1f}x ours")
     print(f"{'  of which read / compress / 1 + B fits':<52}{peer_out['read']:>8.3f} / {peer_out['compress']:.3f} / "

@@ -68,7 +68,8 @@ def main() -> None:
               + ", ".join(f"{p} {limit}" for p, limit in config.provider_limits.items()))
         print(f"wall time: {wall:.2f} s   ideal: {ideal:.2f} s   ratio: {wall / ideal:.3f} (goal <= 1.2)")
         overhead = [lat - args.latency for lat in latencies]
-        print(f"client overhead per answer (request time - server latency): median {statistics.median(overhead) * 1e3:.2f} ms, "
+        print("client overhead per answer (request time - server latency): "
+              f"median {statistics.median(overhead) * 1e3:.2f} ms, "
               f"p90 {statistics.quantiles(overhead, n=10)[-1] * 1e3:.2f} ms")
         print(f"store write per answer: {outcome.store_write_s / max(n, 1) * 1e3:.3f} ms "
               f"({outcome.store_write_s:.2f} s in all)")

@@ -163,7 +163,8 @@ def speed(n: int, k: int, repeats: int, replicates: int, peers: bool) -> dict:
             report["speedup"] = peer["fit_sandwich_s"] / report["fit_sandwich_s"]
             print(f"  arena-rank fit + sandwich: median {peer['fit_sandwich_s']:.2f} s (cpu "
                   f"{peer.get('fit_sandwich_cpu_s', float('nan')):.2f} s; cold {peer['cold_s']:.1f} s); "
-                  f"ours is {report['speedup']:.1f}x faster; max |Elo diff| {report['arena_rank']['max_abs_elo_diff']:.4f}")
+                  f"ours is {report['speedup']:.1f}x faster; "
+                  f"max |Elo diff| {report['arena_rank']['max_abs_elo_diff']:.4f}")
     return report
 
 

@@ -3,7 +3,8 @@
 Runs inside the peer venv (bench/setup_peers.sh creates it; arena-rank pins numpy 2.3.3 / jax 0.8.1):
 
     bench/.venv-peers/bin/python bench/peers.py --votes 1000000 --models 50 --json bench/out/peers_1m.json
-    bench/.venv-peers/bin/python bench/peers.py --votes 10000000 --models 200 --repeats 3 --timeout 300 --arena-rounds 10,50 --json bench/out/peers_10m.json
+    bench/.venv-peers/bin/python bench/peers.py --votes 10000000 --models 200 --repeats 3 --timeout 300 \\
+        --arena-rounds 10,50 --json bench/out/peers_10m.json
 
 Timings: median of repeats for single fits; bootstraps are timed once; a recipe that would take too long is
 measured on fewer replicates and linearly extrapolated to 1,000 (JSON: "extrapolated": true, with the
@@ -76,7 +77,7 @@ def median_time(fn, repeats: int, cheap_s: float):
     """Run fn once; repeat up to `repeats` times total while a run is cheaper than `cheap_s` seconds.
     Returns (median seconds, list of all seconds, last result)."""
     times, out = [], None
-    for i in range(repeats):
+    for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
@@ -243,9 +244,10 @@ def recipe_evalica_bt_cells(votes, args):
 
     def run():
         t0 = time.perf_counter()
-        l, r, o, c = synthetic.to_cells(votes)
+        left, right, o, c = synthetic.to_cells(votes)
         t1 = time.perf_counter()
-        res = evalica.bradley_terry(names[l], names[r], wmap[o].tolist(), index=index, weights=c.astype(np.float64))
+        res = evalica.bradley_terry(names[left], names[right], wmap[o].tolist(), index=index,
+                                    weights=c.astype(np.float64))
         t2 = time.perf_counter()
         parts.setdefault("cells", []).append(t1 - t0)
         parts.setdefault("fit", []).append(t2 - t1)
@@ -266,8 +268,8 @@ def recipe_evalica_boot_multinomial(votes, args):
     models = votes["models"]
     B = B_FULL
     t0 = time.perf_counter()
-    l, r, o, c = synthetic.to_cells(votes)
-    xs, ys, win = names[l], names[r], wmap[o].tolist()
+    left, right, o, c = synthetic.to_cells(votes)
+    xs, ys, win = names[left], names[right], wmap[o].tolist()
     n = int(c.sum())
     full = evalica.bradley_terry(xs, ys, win, index=index, weights=c.astype(np.float64))
     t_setup = time.perf_counter() - t0
@@ -299,7 +301,7 @@ def recipe_evalica_boot_multinomial(votes, args):
         "extra": {"setup_seconds(cells+full fit)": t_setup, "loop_seconds_measured": t_loop,
                   "per_replicate_seconds": t_loop / do_b, "replicates_measured": do_b,
                   "target_replicates": B, "max_iterations": int(max(iters)), "n_cells": int(len(c)),
-                  "note": ("seconds = setup + loop * 1000/%d (linear extrapolation)" % do_b) if extrap else ""},
+                  "note": f"seconds = setup + loop * 1000/{do_b:d} (linear extrapolation)" if extrap else ""},
     }
 
 
@@ -328,8 +330,8 @@ def recipe_evalica_boot_rows(votes, args):
         "extra": {"full_fit_seconds": t_full, "loop_seconds_measured": t_loop,
                   "per_replicate_seconds": t_loop / rounds, "replicates_measured": rounds,
                   "target_replicates": B,
-                  "note": "seconds = full fit + loop * 1000/%d (linear extrapolation); CI not reported "
-                          "(too few replicates)" % rounds},
+                  "note": f"seconds = full fit + loop * 1000/{rounds:d} (linear extrapolation); CI not reported "
+                          "(too few replicates)"},
     }
 
 
@@ -456,10 +458,10 @@ def recipe_arena_bootstrap(votes, args):
     if len(bs) >= 2 and bs[-1] > bs[0]:
         per_rep = (measured[bs[-1]] - measured[bs[0]]) / (bs[-1] - bs[0])
         fixed = max(measured[bs[-1]] - per_rep * bs[-1], 0.0)
-        how = "linear fit through B=%s: fixed %.2fs + %.3fs/replicate" % (bs, fixed, per_rep)
+        how = f"linear fit through B={bs!s}: fixed {fixed:.2f}s + {per_rep:.3f}s/replicate"
     else:
         per_rep, fixed = measured[bs[-1]] / bs[-1], 0.0
-        how = "proportional: B=%d time x 1000/%d" % (bs[-1], bs[-1])
+        how = f"proportional: B={bs[-1]:d} time x 1000/{bs[-1]:d}"
     boot_1000 = fixed + per_rep * B_FULL
     extrap = bs[-1] < B_FULL
     return {
@@ -551,7 +553,8 @@ def _pct(x) -> str:
 
 def fmt_table(results, models):
     rows = []
-    hdr = f"{'recipe':26s} {'seconds':>10s} {'B meas.':>7s} {'extrap':>6s} {'peak MB':>8s} {'tree MB':>8s}  {'max|ΔElo| vs true':>17s} {'other':>5s}"
+    hdr = (f"{'recipe':26s} {'seconds':>10s} {'B meas.':>7s} {'extrap':>6s} {'peak MB':>8s} {'tree MB':>8s}  "
+           f"{'max|ΔElo| vs true':>17s} {'other':>5s}")
     rows.append(hdr)
     rows.append("-" * len(hdr))
     # other = share of the machine's CPU used by OTHER processes while the recipe ran (0% = clean timing)
@@ -562,7 +565,8 @@ def fmt_table(results, models):
         e = np.array([r["elo"][m] for m in models])
         t = np.array([r["true_elo"][m] for m in models])
         rows.append(f"{name:26s} {r['seconds']:10.3f} {r['replicates']:7d} {str(r['extrapolated']):>6s} "
-                    f"{r['peak_mb']:8.0f} {r['peak_tree_mb']:8.0f}  {np.abs(e - t).max():17.2f} {_pct(r.get('other_cpu_share_during'))}")
+                    f"{r['peak_mb']:8.0f} {r['peak_tree_mb']:8.0f}  {np.abs(e - t).max():17.2f} "
+                    f"{_pct(r.get('other_cpu_share_during'))}")
     return "\n".join(rows)
 
 
@@ -624,7 +628,8 @@ def main(argv=None):
         print(f"[peers] {name}: {DESCRIPTIONS[name]} ...", flush=True)
         results[name] = spawn(name, args)
         r = results[name]
-        msg = r["reason"] if r.get("skipped") else f"{r['seconds']:.3f}s{' (extrapolated)' if r['extrapolated'] else ''}"
+        msg = (r["reason"] if r.get("skipped")
+               else f"{r['seconds']:.3f}s{' (extrapolated)' if r['extrapolated'] else ''}")
         print(f"[peers] {name}: {msg} (wall {r['wall_seconds']:.1f}s)", flush=True)
 
     agree = agreement(results, models)

@@ -39,7 +39,8 @@ def to_cells(votes: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return left, right, outcome, count.astype(np.int64)
 
 
-def win_matrix(left: np.ndarray, right: np.ndarray, outcome: np.ndarray, count: np.ndarray, n_models: int) -> np.ndarray:
+def win_matrix(left: np.ndarray, right: np.ndarray, outcome: np.ndarray, count: np.ndarray,
+               n_models: int) -> np.ndarray:
     """K×K matrix W[i, j] = wins of i over j, ties counted as half a win for each side (docs/methods.md §2)."""
     k = int(n_models)
     c = np.asarray(count, dtype=np.float64)
@@ -52,7 +53,7 @@ def win_matrix(left: np.ndarray, right: np.ndarray, outcome: np.ndarray, count: 
 
 if __name__ == "__main__":  # quick self-check
     v = make_votes(200_000, 10, seed=1)
-    l, r, o, c = to_cells(v)
-    assert c.sum() == v["n_votes"] and (l != r).all()
+    left, right, o, c = to_cells(v)
+    assert c.sum() == v["n_votes"] and (left != right).all()
     print("cells:", len(c), "tie share:", round(float((v["outcome"] == 2).mean()), 4))
     print("true Elo:", np.round(v["true_elo"], 1))

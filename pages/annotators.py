@@ -91,6 +91,7 @@ if comparison.reason is not None:
 else:
     st.caption(f"Bradley–Terry (no intervals) on every vote and after the annotator policy "
                f"({plain(request[-1])}); {comparison.moved} models change rank.")
-    st.dataframe(comparison_table(comparison), hide_index=True, column_config=COMPARISON_FORMATS, key="annotators_comparison")
+    st.dataframe(comparison_table(comparison), hide_index=True, column_config=COMPARISON_FORMATS,
+                 key="annotators_comparison")
 
 prefetch_vote_pages(dataset, filters)  # the other votes page, in the background

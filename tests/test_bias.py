@@ -78,7 +78,7 @@ def test_position_binomial_references():  # docs/methods.md §4a, §1 (Wilson of
 def d2_votes() -> tuple[pd.DataFrame, np.ndarray]:
     """Reference D2 of docs/methods.md §5 (left-right, period: left wins / right wins / ties)."""
     spec = D2
-    rows = [(l, r, e, o) for l, r, e, *n in spec for o, c in zip(OUTCOMES, n) for _ in range(c)]
+    rows = [(left, right, e, o) for left, right, e, *n in spec for o, c in zip(OUTCOMES, n) for _ in range(c)]
     left, right, early, win = zip(*rows)
     return frame(left, right, win), np.array(early)
 
@@ -103,16 +103,16 @@ def test_order_two_proportions_reference():  # docs/methods.md §4b
 def test_session_split_rules(n, early, late):  # docs/methods.md §4b: n=5 drops r=3; n_a < 2 drops out
     # rows deliberately out of time order, so the split must sort by timestamp
     times = np.arange(n)[::-1].copy()
-    e, l = session_halves(np.zeros(n, np.int64), times)
+    early_mask, late_mask = session_halves(np.zeros(n, np.int64), times)
     rank = n - np.arange(n)  # rank of each row in time order
-    assert sorted(rank[e]) == early and sorted(rank[l]) == late
+    assert sorted(rank[early_mask]) == early and sorted(rank[late_mask]) == late
 
 
 def test_session_split_ties_broken_by_vote_id_and_row_order():  # docs/methods.md §4b "(timestamp, vote_id)"
-    e, l = session_halves(np.zeros(4, np.int64), np.zeros(4, np.int64), pd.Series(["v4", "v3", "v2", "v1"]))
-    assert list(e) == [False, False, True, True] and list(l) == [True, True, False, False]
-    e, l = session_halves(np.array([0, 1, 0, 1, 0]), None)  # no timestamps: row order per annotator
-    assert list(e) == [True, True, False, False, False] and list(l) == [False, False, False, True, True]
+    early, late = session_halves(np.zeros(4, np.int64), np.zeros(4, np.int64), pd.Series(["v4", "v3", "v2", "v1"]))
+    assert list(early) == [False, False, True, True] and list(late) == [True, True, False, False]
+    early, late = session_halves(np.array([0, 1, 0, 1, 0]), None)  # no timestamps: row order per annotator
+    assert list(early) == [True, True, False, False, False] and list(late) == [False, False, False, True, True]
 
 
 def test_model_position_reference():  # docs/methods.md §4c

@@ -126,7 +126,7 @@ def test_three_annotators_vote_at_once_in_the_browser(campaign_db, tmp_path):
                 choices = PLAN[label](round_)
                 choose_and_submit(page, choices, double=round_ == 1)
                 clicked[label].append(choices)
-            for label, page in pages.items():
+            for _label, page in pages.items():
                 expect_progress(page, round_ + 1)
                 check_page_is_clean(page)
         for page in pages.values():

@@ -65,7 +65,8 @@ def test_offline_build_writes_the_set_the_audit_and_stores_it(pool_file, tmp_pat
 
 def test_same_seed_same_set(pool_file, tmp_path, db_path):
     for name in ("a", "b"):
-        assert main(["evalset", "build", str(pool_file), "--size", "15", "--output", str(tmp_path / f"{name}.jsonl")]) == 0
+        assert main(["evalset", "build", str(pool_file), "--size", "15",
+                     "--output", str(tmp_path / f"{name}.jsonl")]) == 0
     a = (tmp_path / "a.jsonl").read_text().splitlines()
     b = (tmp_path / "b.jsonl").read_text().splitlines()
     assert a == b and len(a) >= 15

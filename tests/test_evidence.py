@@ -336,7 +336,8 @@ def test_report_takes_the_annotator_policy(capsys, hasty, tmp_path):
     assert code == 0, err
     doc = json.loads((tmp_path / "r2" / "report.json").read_text())
     assert doc["params"]["annotators"] == "keep" and doc["params"]["unqualified_votes"] == 30
-    assert "Annotator policy keep: 30 judgements (30 items) of 3 unqualified annotators kept" in (tmp_path / "r2" / "BT_ANALYSIS_REPORT.md").read_text()
+    assert ("Annotator policy keep: 30 judgements (30 items) of 3 unqualified annotators kept"
+            in (tmp_path / "r2" / "BT_ANALYSIS_REPORT.md").read_text())
 
 
 def test_without_intervals_there_is_nothing_to_explain():

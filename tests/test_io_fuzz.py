@@ -126,7 +126,9 @@ cells = st.sampled_from(["", "0", "0.5", "1", "0.3", "0.7", "10", "inf", "1e308"
 @given(size=st.integers(2, 4), data=st.data())
 def test_random_matrices_with_random_counts(size, data):
     names = [f"m{i}" for i in range(size)]
-    square = lambda: pd.DataFrame([[n, *data.draw(st.lists(cells, min_size=size, max_size=size))] for n in names],
-                                  columns=["model", *names]).to_csv(index=False).encode()
+    def square():
+        return pd.DataFrame([[n, *data.draw(st.lists(cells, min_size=size, max_size=size))] for n in names],
+                            columns=["model", *names]).to_csv(index=False).encode()
+
     counts = square() if data.draw(st.booleans()) else None
     outcome(square(), name="rates.csv", kind=data.draw(st.sampled_from([None, "winrate_matrix"])), counts=counts)

@@ -182,7 +182,8 @@ def test_query_id_from_a_repeating_id_and_not_from_a_row_number(tmp_path):
 
 
 def test_prompt_texts_are_not_a_query_id(tmp_path):
-    text = 'id,instance_id,prompt,model_a,model_b,winner\n1,task_2,"Rewrite this:\n  text",x,y,a\n2,task_2,"Rewrite this:\n  text",x,y,b\n'
+    text = ('id,instance_id,prompt,model_a,model_b,winner\n1,task_2,"Rewrite this:\n  text",x,y,a\n'
+            '2,task_2,"Rewrite this:\n  text",x,y,b\n')
     loaded = load(write(tmp_path / "t.csv", text))
     assert loaded.frame["query_id"].astype(str).tolist() == ["task_2", "task_2"]
     no_ids = load(write(tmp_path / "u.csv", 'prompt,model_a,model_b,winner\n"two\nlines",x,y,a\n'))

@@ -1,7 +1,7 @@
-"""Cells, win matrices and the Bradley–Terry bootstrap (core.ranking.cells, core.ranking.bootstrap), docs/methods.md §2–§3:
-the cell protocol, the D1 references, multinomial-vs-row equivalence in distribution, batched Newton
-against single fits, coverage on simulated BT data, sandwich vs bootstrap standard errors, and
-invariants as property tests."""
+"""Cells, win matrices and the Bradley–Terry bootstrap (core.ranking.cells, core.ranking.bootstrap),
+docs/methods.md §2–§3: the cell protocol, the D1 references, multinomial-vs-row equivalence in
+distribution, batched Newton against single fits, coverage on simulated BT data, sandwich vs bootstrap
+standard errors, and invariants as property tests."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ P_MIN_KS = 0.01
 P_MIN_COVERAGE = 0.001
 
 MODELS = ("A", "B", "C", "D")
-# docs/methods.md §2, Reference D1, and its §3 bootstrap values ("BT on D1, B = 200", seed 0): tests/reference_values.py.
+# docs/methods.md §2, Reference D1, and its §3 bootstrap values ("BT on D1, B = 200", seed 0):
+# tests/reference_values.py.
 A, B, TIE, BOTHBAD = (OUTCOME_CODE[o] for o in OUTCOMES)
 
 

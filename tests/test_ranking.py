@@ -49,8 +49,9 @@ Z = Z_975  # docs/methods.md §0
 NO_CI = RankSettings(ci="none")
 SMALL_B = RankSettings(replicates=100)
 
-# docs/methods.md §2, Reference D1: per pair (left, right, left wins, right wins, ties); docs/methods.md §5, Reference D2:
-# (left, right, early?, left wins, right wins, ties). Both with their worked values: tests/reference_values.py.
+# docs/methods.md §2, Reference D1: per pair (left, right, left wins, right wins, ties);
+# docs/methods.md §5, Reference D2: (left, right, early?, left wins, right wins, ties).
+# Both with their worked values: tests/reference_values.py.
 D1 = D1_NAMED
 
 

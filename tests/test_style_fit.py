@@ -67,7 +67,8 @@ def numerical_sandwich(left, right, y, z, k, penalty, b, w=None):
         up, down = b.copy(), b.copy()
         up[j] += step
         down[j] -= step
-        h[:, col] = (penalised_loss(up, x, y, w, k, penalty)[1] - penalised_loss(down, x, y, w, k, penalty)[1])[free] / (2 * step)
+        h[:, col] = (penalised_loss(up, x, y, w, k, penalty)[1]
+                     - penalised_loss(down, x, y, w, k, penalty)[1])[free] / (2 * step)
     mu = 1.0 / (1.0 + np.exp(-(x @ b)))
     scores = (w * (y - mu))[:, None] * x[:, free]
     h_inv = np.linalg.inv((h + h.T) / 2)
@@ -95,7 +96,8 @@ def random_votes(seed, n=600, k=5, effects=(0.6, 0.0, 0.4, 0.2), tie_share=0.15)
 # ---------------------------------------------------------------------------------------------------
 
 def test_reference_d4_unpenalised_matches_methods_8():
-    """docs/methods.md §8, reference D4 (statsmodels GLM, fractional y): θ = (0, −0.9663681, −2.2595600), β = −0.7576722."""
+    """docs/methods.md §8, reference D4 (statsmodels GLM, fractional y):
+    θ = (0, −0.9663681, −2.2595600), β = −0.7576722."""
     left = np.array(["ABC".index(c) for c in "ABCABCABCABCBCABCAACBBCA"])
     right = np.array(["ABC".index(c) for c in "BCABCACABCABAABCBCBACAAB"])
     y = np.array([{"L": 1.0, "R": 0.0, "T": 0.5}[c] for c in "LLRLTRLLRRLTLRLLRTLRLLRL"])

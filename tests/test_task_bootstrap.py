@@ -1,4 +1,5 @@
-"""Task bootstrap helpers and the shared-draw engine (core.leaderboard.task_bootstrap), docs/methods.md §3 on data D3 of §8.
+"""Task bootstrap helpers and the shared-draw engine (core.leaderboard.task_bootstrap), docs/methods.md §3
+on data D3 of §8.
 
 The helpers are the literal protocols; the engine (SubsetDraws) is checked against them and against
 hand-written loops here, and through the leaderboard in test_leaderboard.py.

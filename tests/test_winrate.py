@@ -140,7 +140,7 @@ D1_PAIRS = {(i, j): (wins_i, wins_j, ties) for i, j, wins_i, wins_j, ties in D1}
 
 
 def _d1_cells():
-    rows = [(i, j, s, c) for (i, j), (w, l, t) in D1_PAIRS.items() for s, c in ((1.0, w), (0.0, l), (0.5, t))]
+    rows = [(i, j, s, c) for (i, j), (w, lost, t) in D1_PAIRS.items() for s, c in ((1.0, w), (0.0, lost), (0.5, t))]
     left, right, score, count = map(np.array, zip(*rows))
     return left, right, score, count
 
@@ -166,7 +166,7 @@ def test_d2_raw_rate_of_a_vs_field_matches_methods_5():
     # Cells "left–right: left wins/right wins/ties" summed over periods.
     d2 = {(0, 1): (21, 8, 3), (1, 0): (2, 1, 0), (0, 2): (2, 1, 0), (2, 0): (2, 0, 0),
           (1, 2): (1, 1, 0), (2, 1): (0, 0, 1)}
-    rows = [(i, j, s, c) for (i, j), (w, l, t) in d2.items() for s, c in ((1.0, w), (0.0, l), (0.5, t))]
+    rows = [(i, j, s, c) for (i, j), (w, lost, t) in d2.items() for s, c in ((1.0, w), (0.0, lost), (0.5, t))]
     left, right, score, count = map(np.array, zip(*rows))
     res = win_rates(left, right, score, count, n_models=3)
     assert res.wins[0] == 25.5 and res.n[0] == 40

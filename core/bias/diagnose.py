@@ -151,7 +151,8 @@ class BiasReport:
     corrections: Corrections | Unavailable | None = None
 
 
-def session_halves(annotator_codes: np.ndarray, order_key: np.ndarray | None, vote_id=None) -> tuple[np.ndarray, np.ndarray]:
+def session_halves(annotator_codes: np.ndarray, order_key: np.ndarray | None,
+                   vote_id=None) -> tuple[np.ndarray, np.ndarray]:
     """(early, late) masks of docs/methods.md §4b: per annotator, rank r = 1..n_a in (timestamp, vote_id) order
     (row order without timestamps); early iff r < (n_a+1)/2, late iff r > (n_a+1)/2; n_a < 2 drops out.
     Rows with a missing annotator (code −1) are in neither half."""
@@ -195,7 +196,8 @@ def diagnose(votes: pd.DataFrame, alpha: float = 0.05, with_corrections: bool = 
     used = without_absent_models(used)[0]
     if len(used) == 0:
         none = Unavailable("no analysed votes (golden-question votes are not used)")
-        return BiasReport(0, n_golden, alpha, none, none, none, none, none, none, none, none if with_corrections else None)
+        return BiasReport(0, n_golden, alpha, none, none, none, none, none, none, none,
+                          none if with_corrections else None)
     a = used["model_a"].cat.codes.to_numpy().astype(np.int64)
     b = used["model_b"].cat.codes.to_numpy().astype(np.int64)
     win = used["winner"].cat.codes.to_numpy()

@@ -256,7 +256,8 @@ def _most_uncertain_first(pairs: list[tuple], own: dict[int, int], rng: random.R
     for _, lo, hi, _, _, judged, lo_score, *_ in pairs:
         wins[index[lo], index[hi]] += lo_score
         wins[index[hi], index[lo]] += judged - lo_score
-    # A ranking of uncertainty needs θ to a few decimals, not docs/methods.md's 1e-6: a loose tolerance keeps a serve fast.
+    # A ranking of uncertainty needs θ to a few decimals, not docs/methods.md's 1e-6: a loose tolerance
+    # keeps a serve fast.
     pi, _, _ = mm(wins, prior=ACTIVE_PRIOR, tol=1e-4, max_iter=500)
     theta = np.log(pi)
     compared = (wins + wins.T).sum(axis=1)

@@ -48,7 +48,8 @@ def model_share_chart(per_model, p0: float, share_label: str, title: str) -> go.
 
 
 def length_curve(len_left: np.ndarray, len_right: np.ndarray, left_chosen: np.ndarray, fit: Logit,
-                 bins: int = 10, alpha: float = 0.05, title: str = "Left answer chosen by relative length") -> go.Figure:
+                 bins: int = 10, alpha: float = 0.05,
+                 title: str = "Left answer chosen by relative length") -> go.Figure:
     """Observed share of decisive votes won by the left answer in bins of the relative length difference
     f = (l - r)/(l + r + 1), with Wilson CIs, and the fitted logistic curve P(left) = σ(β0 + β1 f)."""
     fig = go.Figure()

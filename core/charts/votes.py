@@ -175,7 +175,8 @@ def share_stacked(gaps: pd.DataFrame, value_label: str, title: str = "Gap to the
     return fig
 
 
-def forest_plot(rows: pd.DataFrame, value_label: str = "Elo", title: str = "Ratings with confidence intervals") -> go.Figure:
+def forest_plot(rows: pd.DataFrame, value_label: str = "Elo",
+                title: str = "Ratings with confidence intervals") -> go.Figure:
     """Ratings with horizontal CI bars (``rows``: model, rating, ci_low, ci_high, best first), best at the top."""
     names = labels(rows["model"])
     rating = np.array(none_if_nan(rows["rating"]), dtype=float)

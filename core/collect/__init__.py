@@ -29,5 +29,6 @@ from core.collect.store import CollectStore, RunMismatch, RunNotFound
 from core.collect.summary import RunSummary, summarize
 
 __all__ = ["CollectConfig", "CollectStore", "ConfigError", "ModelSpec", "Progress", "Query", "RunMismatch",
-           "RunNotFound", "RunSettings", "RunSummary", "SessionOutcome", "StopSwitch", "answers_table", "campaign_answers",
-           "collect", "load_models", "load_queries", "parse_models", "summarize", "write_answers"]
+           "RunNotFound", "RunSettings", "RunSummary", "SessionOutcome", "StopSwitch", "answers_table",
+           "campaign_answers", "collect", "load_models", "load_queries", "parse_models", "summarize",
+           "write_answers"]

@@ -102,7 +102,8 @@ def _add_campaign(sub: argparse._SubParsersAction) -> dict:
     status = actions.add_parser("status", help="progress per annotator (without NAME: list the campaigns)")
     status.add_argument("name", nargs="?", metavar="NAME")
     status.add_argument("--format", choices=("text", "json"), default="text")
-    pub = actions.add_parser("publish", help="store the votes as the votes dataset 'campaign NAME' (replaced by each publish)")
+    pub = actions.add_parser("publish", help="store the votes as the votes dataset 'campaign NAME' "
+                                             "(replaced by each publish)")
     pub.add_argument("name", metavar="NAME")
     for action in (create, tokens, status, pub):
         action.add_argument("--db", help="SQLite file (default: $EVALBOARD_DB or data/evalboard.db)")

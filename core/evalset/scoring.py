@@ -38,7 +38,9 @@ TAG_COLUMNS = ("is_procedural", "needs_structured_output", "has_heavy_constraint
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_STOP = frozenset(["a", "an", "the", "is", "are", "was", "were", "do", "does", "did", "i", "me", "my", "you", "your", "to", "of", "in", "on", "for", "and", "or", "it", "this", "that", "what", "how", "can", "could", "should", "would", "will", "with", "be", "at", "by", "from", "as"])
+_STOP = frozenset(["a", "an", "the", "is", "are", "was", "were", "do", "does", "did", "i", "me", "my", "you",
+                   "your", "to", "of", "in", "on", "for", "and", "or", "it", "this", "that", "what", "how", "can",
+                   "could", "should", "would", "will", "with", "be", "at", "by", "from", "as"])
 _PROCEDURAL = re.compile(r"\b(how (do|can|should) i|how to|steps?|step by step|walk me through|guide|set ?up|"
                          r"install|unlock|process)\b|步骤|怎么|如何|流程|攻略", re.IGNORECASE)
 _STRUCTURED = re.compile(r"\b(table|list|compare|comparison|tier list|bullet|chart|versus|vs\.?|schedule|"

@@ -91,7 +91,8 @@ def _cell(value):
 def list_sets(db: str | Path | None = None) -> list[StoredSet]:
     con = connect(db)
     try:
-        rows = con.execute("SELECT id, name, created_at, size, settings, audit FROM evalset_sets ORDER BY id").fetchall()
+        rows = con.execute("SELECT id, name, created_at, size, settings, audit FROM evalset_sets "
+                           "ORDER BY id").fetchall()
     finally:
         con.close()
     return [StoredSet(r[0], r[1], r[2], r[3], json.loads(r[4]), json.loads(r[5])) for r in rows]

@@ -30,7 +30,8 @@ from core.io.votes import ARENA_ALIASES, MAPPING_HINT, counts_from_frame, votes_
 from core.schema import READ_KINDS, RUN_COLUMN_ALIASES, VOTE_COLUMN_ALIASES
 
 __all__ = ["DEFAULT_MISSING", "MISSING_RULES", "READ_KINDS", "InputError", "Loaded", "Problem", "Proposal",
-           "content_fingerprint", "detect_kind", "detection", "load", "load_lm_eval", "open_source", "parse_pairs", "propose_mapping"]
+           "content_fingerprint", "detect_kind", "detection", "load", "load_lm_eval", "open_source", "parse_pairs",
+           "propose_mapping"]
 
 
 @dataclass(frozen=True)

@@ -48,8 +48,9 @@ def apply_missing_rule(runs: pd.DataFrame, rule: str = DEFAULT_MISSING,
             return out, []
         absent = f" and {n_gaps:,} absent (model, task) cells" if n_gaps else ""
         n_empty = int(empty.sum())
-        return out, [f"{n_empty:,} empty or NA cell{'' if n_empty == 1 else 's'}{absent} read as 'not scored' (missing=skip, the "
-                     "default): each model is averaged over its scored tasks and the leaderboard lists the tasks "
+        return out, [f"{n_empty:,} empty or NA cell{'' if n_empty == 1 else 's'}{absent} read as 'not scored' "
+                     "(missing=skip, the default): each model is averaged over its scored tasks and the "
+                     "leaderboard lists the tasks "
                      "it misses; missing=zero (--missing zero) scores them 0"]
     filled = runs.copy()
     filled["score"] = filled["score"].fillna(0.0)

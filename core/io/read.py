@@ -110,7 +110,8 @@ def check_text(raw: RawFile) -> str | None:
     except UnicodeDecodeError as exc:
         line = raw.data.count(b"\n", 0, exc.start) + 1
         raise InputError(raw.name, [Problem((), f"the file is not UTF-8 text: byte {exc.start} (line {line}) "
-                                             f"is {raw.data[exc.start:exc.start + 1]!r}; re-save it as UTF-8")]) from None
+                                             f"is {raw.data[exc.start:exc.start + 1]!r}; "
+                                             "re-save it as UTF-8")]) from None
 
 
 def read_table(raw: RawFile) -> pd.DataFrame:
@@ -142,7 +143,8 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 def _read_csv(raw: RawFile) -> pd.DataFrame:
     data = raw.data[3:] if raw.data.startswith(b"\xef\xbb\xbf") else raw.data
-    if b"\n" not in data and b"\r" not in data:  # a lone header line without a newline: Arrow cannot tell it has no rows
+    # a lone header line without a newline: Arrow cannot tell it has no rows
+    if b"\n" not in data and b"\r" not in data:
         data += b"\n"
     line_end = _LINE_END.search(data)  # Arrow ends lines at any of the three; search, not split: no copy
     header = (data[:line_end.start()] if line_end else data).decode("utf-8")
@@ -244,7 +246,8 @@ def _ragged_problem(rows: list[tuple[int, int]], width: int) -> Problem:
     """(row number after the header, cells) of each row whose width differs from the header's."""
     shown = rows[:MAX_ROWS_SHOWN]
     return Problem((), f"rows with another number of cells than the header's {width} (a stray delimiter or "
-                       "an unquoted comma?)", tuple(n for n, _ in shown), len(rows), tuple(f"{k} cells" for _, k in shown))
+                       "an unquoted comma?)", tuple(n for n, _ in shown), len(rows),
+                   tuple(f"{k} cells" for _, k in shown))
 
 
 def records_frame(source: str, records: list[dict]) -> pd.DataFrame:

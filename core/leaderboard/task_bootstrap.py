@@ -5,13 +5,13 @@ Two layers. The helpers (:func:`bootstrap_mean_ci`, :func:`paired_ci`, :func:`un
 ``default_rng(seed)``, ``I = rng.integers(0, n, size=(B, n))`` (or the stratified loop), a statistic
 per row of ``I``. They are the reference the leaderboard's fast path is tested against.
 
-The engine (:class:`core.leaderboard.subset_draws.SubsetDraws`, on :func:`core.leaderboard.draws.draw_counts`) serves many score
-vectors at once. A draw depends only on the *shape* of the task set, the stratum sizes in sorted
-stratum order (just ``(n,)`` without strata), never on which tasks or scores it is applied to. So
-every vector whose task set has the same shape can share the draw of a fresh ``default_rng(seed)``,
-and its replicate sums are one ``counts @ columns`` product, where ``counts[b, i]`` is how often
-position ``i`` was drawn in replicate ``b``; large subsets of the task set are derived from the full
-set's draw instead (see that module).
+The engine (:class:`core.leaderboard.subset_draws.SubsetDraws`, on
+:func:`core.leaderboard.draws.draw_counts`) serves many score vectors at once. A draw depends only on
+the *shape* of the task set, the stratum sizes in sorted stratum order (just ``(n,)`` without strata),
+never on which tasks or scores it is applied to. So every vector whose task set has the same shape can
+share the draw of a fresh ``default_rng(seed)``, and its replicate sums are one ``counts @ columns``
+product, where ``counts[b, i]`` is how often position ``i`` was drawn in replicate ``b``; large subsets
+of the task set are derived from the full set's draw instead (see that module).
 """
 
 from __future__ import annotations

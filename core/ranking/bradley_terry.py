@@ -297,7 +297,8 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
     diag_index = np.arange(size)
     converged = np.zeros(b, dtype=bool)
     iterations = 0
-    for iterations in range(1, max_iter + 1):
+    for _ in range(max_iter):
+        iterations += 1
         act = np.flatnonzero(~converged)
         every = len(act) == b
         th = theta_t if every else theta_t[:, act]

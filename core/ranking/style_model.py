@@ -91,7 +91,8 @@ def style_design(sides: Mapping[str, tuple[Sequence[float], Sequence[float]]], n
     """z-scored d = (a − b)/(a + b + 1) for each requested feature, from per-side counts.
 
     ``sides[name] = (values_a, values_b)`` for every style feature in ``features``; ``position`` needs
-    no counts and becomes a column of ones; no features at all gives the plain BT model. Counts must be finite and ≥ 0 (the error names the rows)."""
+    no counts and becomes a column of ones; no features at all gives the plain BT model. Counts must be
+    finite and ≥ 0 (the error names the rows)."""
     names = tuple(features)
     unknown = [f for f in names if f not in STYLE_FEATURES + (POSITION,)]
     if unknown or len(set(names)) != len(names):

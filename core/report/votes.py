@@ -179,7 +179,8 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [_demote(bias_report.to_markdown(bias, prepared)), "", _demote(annotator_render.to_markdown(annotators)), "",
+    parts += [_demote(bias_report.to_markdown(bias, prepared)), "",
+              _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
     parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]
     if notes:

@@ -49,7 +49,8 @@ def has_column(votes: pd.DataFrame, col: str) -> bool:
     return col in votes and not votes[col].isna().all()
 
 
-def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, notes: list[str], prepared=None) -> dict[tuple, Ranking]:
+def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, notes: list[str],
+               prepared=None) -> dict[tuple, Ranking]:
     """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note.
     ``prepared`` (core.ranking.request.PreparedVotes) adds the request's policy, dimension and item counts."""
     out: dict[tuple, Ranking] = {}

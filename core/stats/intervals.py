@@ -233,7 +233,8 @@ def _lower_bound(p: np.ndarray, n: np.ndarray, z: float, continuity: bool) -> np
     """Smaller root of the (corrected) score quadratic, as product-of-roots / larger root.
 
     Plain: roots of ``(1 + z²/n)π² - (2p + z²/n)π + p² = 0``; their product is ``p²/(1 + z²/n)``
-    and the larger root is ``c + h`` of docs/methods.md §1, so ``low = p² / (p + z²/(2n) + z·sqrt(p(1-p)/n + z²/(4n²)))``.
+    and the larger root is ``c + h`` of docs/methods.md §1, so
+    ``low = p² / (p + z²/(2n) + z·sqrt(p(1-p)/n + z²/(4n²)))``.
 
     Continuity-corrected: with ``u = np - 1/2`` the roots of ``(u - nπ)² = z²nπ(1-π)`` give
     ``low = 2u² / (n(2u + z² + z·sqrt(z² + 4u - 4u²/n)))``, which is Newcombe's L rearranged

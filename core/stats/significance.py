@@ -142,11 +142,13 @@ def pairing_test(counts, alpha: float = 0.05) -> PairingTest:
     counts = np.asarray(counts, dtype=np.int64)
     zero, low, high = int((counts == 0).sum()), int(counts.min(initial=0)), int(counts.max(initial=0))
     if len(counts) < 2 or counts.sum() == 0:
-        return PairingTest(np.nan, max(len(counts) - 1, 0), np.nan, len(counts), zero, low, high, "Fewer than two pairs.")
+        return PairingTest(np.nan, max(len(counts) - 1, 0), np.nan, len(counts), zero, low, high,
+                           "Fewer than two pairs.")
     res = chisquare(counts)
     p = float(res.pvalue)
     detected = bool(p < alpha)
     verdict = (f"Pair counts range from {counts.min()} to {counts.max()} over {len(counts)} pairs "
                f"({(counts == 0).sum()} never shown; χ² = {res.statistic:.1f}, {p_text(p)}): "
-               + ("pairs are not shown uniformly (a pairing bias)." if detected else "consistent with uniform pairing."))
+               + ("pairs are not shown uniformly (a pairing bias)." if detected
+                  else "consistent with uniform pairing."))
     return PairingTest(float(res.statistic), len(counts) - 1, p, len(counts), zero, low, high, verdict, detected)

@@ -159,7 +159,8 @@ class Store:
 
     def _write_annotator_labels(self, dataset_id: int, frame: pd.DataFrame, labels: Mapping[str, str] | None) -> None:
         """The owner's names of the annotators, as label rows under the annotator_id column's codes."""
-        self.db.conn.execute("DELETE FROM labels WHERE dataset_id = ? AND field = ?", [dataset_id, ANNOTATOR_LABEL_FIELD])
+        self.db.conn.execute("DELETE FROM labels WHERE dataset_id = ? AND field = ?",
+                             [dataset_id, ANNOTATOR_LABEL_FIELD])
         if not labels or "annotator_id" not in frame:
             return
         categories = frame["annotator_id"].cat.categories
