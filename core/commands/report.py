@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from core.report.build import build_report, read_report_input
+from core.commands.source import read_source
+from core.report.build import build_report
 from core.report.bundle import ReportSettings, terminal_progress
 
 EXIT_OK = 0
@@ -12,7 +13,7 @@ EXIT_OK = 0
 
 def cmd_report(args: argparse.Namespace) -> int:
     settings = ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy, args.dimension)
-    kind, frame, source = read_report_input(args)
+    kind, frame, source = read_source(args)
     result = build_report(kind, frame, args.out, settings, source, terminal_progress())
     print(f"wrote {len(result.files)} files to {result.out_dir}"
           + ("" if result.png else f" (no PNG: {result.png_note})"))
