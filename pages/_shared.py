@@ -101,7 +101,7 @@ def active_dataset(kind: str | None = None) -> Dataset | None:
 
 _ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality",
                      "core.annotators.agreement", "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias",
-                     "core.report")
+                     "core.report.build")
 _warming: list[threading.Thread] = []
 
 

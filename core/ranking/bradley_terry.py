@@ -296,9 +296,7 @@ def newton_pairs(i: np.ndarray, j: np.ndarray, wins: np.ndarray, n: np.ndarray, 
     size = k - first
     diag_index = np.arange(size)
     converged = np.zeros(b, dtype=bool)
-    iterations = 0
-    for _ in range(max_iter):
-        iterations += 1
+    for iterations in range(1, max_iter + 1):  # noqa: B007 - the count is returned after the loop
         act = np.flatnonzero(~converged)
         every = len(act) == b
         th = theta_t if every else theta_t[:, act]

@@ -64,7 +64,7 @@ def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[
         shown = choice if len(choice.available) > 1 else None
         if by:
             return {key: _with_dimension(rank_cells(cells_from_counts(group), settings), shown)
-                    for key, group in _groups(frame, by)}
+                    for key, group in vote_groups(frame, by)}
         return _with_dimension(rank_cells(cells_from_counts(frame), settings), shown)
     if kind == "winrate_matrix":
         if by or settings.scheme != "bt":
@@ -131,10 +131,11 @@ def rank_groups(votes: pd.DataFrame, by: list[str], settings: RankSettings, with
     """One ranking per group of votes the annotator policy has already been applied to
     (``with_votes``: each value is (ranking, the group's votes))."""
     return {key: ((rank_votes(group, settings), group) if with_votes else rank_votes(group, settings))
-            for key, group in _groups(votes, by)}
+            for key, group in vote_groups(votes, by)}
 
 
-def _groups(frame: pd.DataFrame, by: list[str]):
+def vote_groups(frame: pd.DataFrame, by: list[str]):
+    """(key, votes) per group of ``by``, keys as text, each group without the models absent from it."""
     missing = [b for b in by if b not in frame]
     if missing:
         raise RankingError(f"--by {','.join(by)}: the data has no column {', '.join(missing)}")

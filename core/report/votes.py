@@ -23,7 +23,7 @@ from core.bias.diagnose import diagnose
 from core.charts import votes as charts
 from core.formats import csv_table, dumps, markdown_text
 from core.ranking import Ranking, RankSettings
-from core.ranking.inputs import rank_prepared, require_votes_after_policy
+from core.ranking.inputs import rank_prepared, require_votes_after_policy, vote_groups
 from core.ranking.render import model_fields, ranking_dict
 from core.ranking.render import to_markdown as ranking_markdown
 from core.ranking.request import PreparedVotes, prepare_votes
@@ -133,8 +133,8 @@ def _figures(votes, global_rank, scopes, bias, order, build: bool, all_dimension
     figs: dict[str, Any] = {}
     cell_rank = scopes.get("game_dimension", {})
     if cell_rank:
-        for (game, dim), group in vd._groups(votes if all_dimensions is None else all_dimensions,
-                                             ["game_id", "dimension"]):
+        for (game, dim), group in vote_groups(votes if all_dimensions is None else all_dimensions,
+                                              ["game_id", "dimension"]):
             if (game, dim) in cell_rank:
                 rates, counts = vd.winrate_frames(group, order)
                 figs[safe_name(f"winrate_{game}_{dim}")] = charts.winrate_heatmap(

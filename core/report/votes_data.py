@@ -34,7 +34,7 @@ from core.ranking import (
 )
 from core.ranking.bradley_terry import predicted_win_rates
 from core.ranking.cells import battle_matrix, compress, compress_votes, observed_win_rates
-from core.ranking.inputs import _groups, with_request
+from core.ranking.inputs import vote_groups, with_request
 from core.ranking.periods import early_period
 from core.ranking.schemes.stratified import stratified_win_rates
 
@@ -54,7 +54,7 @@ def rank_scope(votes: pd.DataFrame, by: list[str], settings: RankSettings, notes
     """One bootstrap BT ranking per group; a group that cannot be ranked is skipped with a note.
     ``prepared`` (core.ranking.request.PreparedVotes) adds the request's policy, dimension and item counts."""
     out: dict[tuple, Ranking] = {}
-    for key, group in _groups(votes, by):
+    for key, group in vote_groups(votes, by):
         try:
             ranking = rank_votes(group, settings)
         except (RankingError, ValueError) as exc:
