@@ -194,3 +194,40 @@ def test_llmfao_crowd_ranks_and_reports_the_coefficients(tmp_path, capsys):
     np.testing.assert_allclose([elo[m] for m in fit.models], fit.elo, atol=1e-6)
     plain = {m["model"]: m["rank"] for m in out["plain"]["models"]}
     assert all(m["rank_change"] == plain[m["model"]] - m["rank"] for m in out["models"])
+
+
+def test_golden_votes_stay_out_and_weights_count(tmp_path, capsys):
+    frame = votes_with_texts(n=320, seed=5)
+    rng = np.random.default_rng(2)
+    frame["weight"] = rng.uniform(0.2, 2.0, len(frame))
+    golden = np.zeros(len(frame), dtype=bool)
+    golden[:20] = True
+    frame["is_golden"] = golden
+    frame["golden_answer"] = np.where(golden, "model_a", None)
+    out = rank_json(capsys, write(frame, tmp_path), "--scheme", "style", "--policy", "keep")
+    used = frame[~golden].reset_index(drop=True)
+    fit = direct_fit(used, ("length", "headers", "lists", "bold"), weight=used["weight"].to_numpy())
+    assert out["params"]["golden_votes_excluded"] == 20
+    np.testing.assert_allclose([c["estimate"] for c in out["covariates"]], fit.beta, atol=1e-12)
+    elo = {m["model"]: m["rating"] for m in out["models"]}
+    np.testing.assert_allclose([elo[m] for m in fit.models], fit.elo, atol=1e-9)
+
+
+def test_anchor(tmp_path, capsys):
+    frame = votes_with_texts()
+    out = rank_json(capsys, write(frame, tmp_path), "--scheme", "style", "--anchor", "m2=1000")
+    fit = direct_fit(frame, ("length", "headers", "lists", "bold"), anchor=("m2", 1000.0))
+    elo = {m["model"]: m["rating"] for m in out["models"]}
+    np.testing.assert_allclose([elo[m] for m in fit.models], fit.elo, atol=1e-9)
+    assert elo["m2"] == 1000.0
+    code, _, err = rank(capsys, write(frame, tmp_path), "--scheme", "style", "--anchor", "zz=1000")
+    assert code == 2 and "'zz'" in err
+
+
+def test_a_stored_dataset_keeps_the_lengths_only(tmp_path, capsys):
+    db = tmp_path / "store.db"
+    assert main(["ingest", str(write(votes_with_texts(), tmp_path)), "--name", "texts", "--db", str(db)]) == 0
+    capsys.readouterr()
+    out = rank_json(capsys, "texts", "--db", db, "--scheme", "style")
+    assert [c["name"] for c in out["covariates"]] == ["length"]
+    assert any("not controlled for headers, lists, bold" in n for n in out["params"]["notes"])

@@ -11,7 +11,7 @@ import pandas as pd
 
 from core.ranking.bradley_terry import ELO_SCALE, ConvergenceError
 from core.ranking.cells import compress_votes
-from core.ranking.rows import build_rows, normal_intervals
+from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.style_fit import fit_style
 from core.ranking.style_model import StyleInputError
 from core.ranking.types import Covariate, FitInfo, Ranking, RankingError, RankSettings
@@ -28,6 +28,7 @@ def rank_style(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -> R
     models = [str(m) for m in votes["model_a"].cat.categories]
     if len(models) < 2:
         raise RankingError("a ranking needs at least two models")
+    anchor = anchor_index(models, settings.anchor)  # the usual message for a model that is not there
     features, notes = _features(votes, settings.features)
     sides = {f: tuple(votes[c].to_numpy(dtype=float) for c in SIDES[f]) for f in features if f in SIDES}
     weight = votes["weight"].to_numpy(dtype=float) if "weight" in votes else None
@@ -46,17 +47,16 @@ def rank_style(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -> R
     rank_low = rank_high = None
     if interval != "none":  # rank ranges: draws of the normal approximation of the Elo ratings
         rank_low, rank_high = normal_intervals(fit.elo, _elo_covariance(fit, models, settings), settings)[2:]
-    info = FitInfo().with_(interval="sandwich (robust)" if interval == "sandwich" else None,
-                           features=fit.features, features_dropped=fit.dropped, penalty=fit.penalty,
-                           iterations=fit.iterations, converged=fit.converged, prior=fit.prior,
-                           notes=tuple(notes) + fit.notes)
+    info = FitInfo().with_(interval="sandwich (robust)") if interval == "sandwich" else FitInfo()
+    info = info.with_(features=fit.features, features_dropped=fit.dropped, penalty=fit.penalty,
+                      iterations=fit.iterations, converged=fit.converged, prior=fit.prior,
+                      notes=tuple(notes) + fit.notes)
     if interval == "bootstrap":
         info = info.with_(replicates=fit.replicates, nonidentifiable_replicates=fit.nonidentifiable_replicates)
     covariates = tuple(Covariate(n, float(b), float(se), float(m), float(sd)) for n, b, se, m, sd in
                        zip(fit.features, fit.beta, fit.beta_se, fit.feature_mean, fit.feature_sd))
     rows = build_rows(compress_votes(votes), fit.elo, strength, low, high, rank_low, rank_high,
-                      anchor=None if settings.anchor is None else (models.index(settings.anchor[0]),
-                                                                   settings.anchor[1]))
+                      anchor=anchor)
     return Ranking(settings, int(len(votes)), len(models), fit.identifiable, rows, covariates=covariates, fit=info,
                    plain=plain)
 
