@@ -231,3 +231,12 @@ def test_a_stored_dataset_keeps_the_lengths_only(tmp_path, capsys):
     out = rank_json(capsys, "texts", "--db", db, "--scheme", "style")
     assert [c["name"] for c in out["covariates"]] == ["length"]
     assert any("not controlled for headers, lists, bold" in n for n in out["params"]["notes"])
+
+
+def test_an_empty_answer_counts_zero(tmp_path, capsys):
+    frame = votes_with_texts()
+    frame.loc[3, "answer_b"] = ""
+    out = rank_json(capsys, write(frame, tmp_path), "--scheme", "style")
+    frame.loc[3, "answer_b"] = ""  # what an empty cell means: an empty answer
+    fit = direct_fit(frame, ("length", "headers", "lists", "bold"))
+    np.testing.assert_allclose([c["estimate"] for c in out["covariates"]], fit.beta, atol=1e-12)

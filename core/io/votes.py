@@ -19,7 +19,7 @@ from core.io.columns import (
 )
 from core.io.problems import ProblemList
 from core.io.reshape import reshape_votes
-from core.io.style_features import pair_features
+from core.io.style_features import StyleFeatureError, pair_features
 from core.schema import (
     COUNT_REQUIRED,
     COUNT_STRATA,
@@ -120,16 +120,21 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
 def _with_style_counts(raw: pd.DataFrame, frame: pd.DataFrame, columns: Mapping[str, str] | None,
                        notes: list[str]) -> pd.DataFrame:
     """Headers, list items and bold spans per side (core.io.style_features) from the answer texts, for the
-    columns of :data:`STYLE_COUNT_COLUMNS` the file does not give itself; a missing answer gives NaN."""
+    columns of :data:`STYLE_COUNT_COLUMNS` the file does not give itself; an empty cell is an empty answer
+    (0, as for the lengths)."""
     pair = next(((a, b) for a, b in (("answer_a", "answer_b"), ("completion_a", "completion_b"))
                  if a in raw.columns and b in raw.columns), None)
     wanted = [c for c in STYLE_COUNT_COLUMNS if c not in raw.columns and c not in (columns or {})]
     if pair is None or not wanted:
         return frame
-    counts = pair_features(raw[pair[0]], raw[pair[1]])
-    frame = frame.assign(**{c: counts[c].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
-                            for c in wanted})
-    notes.append(f"{', '.join(wanted)} counted in '{pair[0]}' and '{pair[1]}' (style features, docs/methods.md §11)")
+    try:
+        counts = pair_features(raw[pair[0]], raw[pair[1]])
+    except StyleFeatureError as exc:  # the lengths still load; scheme style will say what is missing
+        notes.append(f"no style counts from '{pair[0]}' and '{pair[1]}': {exc}")
+        return frame
+    frame = frame.assign(**{c: counts[c].fillna(0).to_numpy(dtype=np.float64) for c in wanted})
+    notes.append(f"{', '.join(wanted)} counted in '{pair[0]}' and '{pair[1]}' (style features, docs/methods.md §11; "
+                 "empty = 0)")
     return frame
 
 
