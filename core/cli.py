@@ -33,7 +33,18 @@ if __name__ == "__main__" or sys.argv and Path(sys.argv[0]).name == "evalboard":
 
 from core.commands.parsers import deferred
 from core.errors import EvalBoardError
-from core.schema import CI_METHODS, DEFAULT_MISSING, MISSING_RULES, POLICIES, RANK_BY, READ_KINDS, SCHEMES, TIE_MODELS
+from core.schema import (
+    CI_METHODS,
+    DEFAULT_MISSING,
+    DEFAULT_STYLE_FEATURES,
+    MISSING_RULES,
+    POLICIES,
+    RANK_BY,
+    READ_KINDS,
+    SCHEMES,
+    STYLE_FEATURE_CHOICES,
+    TIE_MODELS,
+)
 
 EXIT_OK, EXIT_ERROR, EXIT_INVALID = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -74,10 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--scheme", choices=SCHEMES, default="bt",
                       help="bt: Bradley–Terry (Elo scale); winrate: win rate vs the field; stratified: win rate "
                            "balanced over side × period; ipw: BT with inverse-propensity weights; adjusted: BT "
-                           "with left-position and length effects")
+                           "with left-position and length effects; style: BT net of answer length and markdown "
+                           "(Chatbot Arena's style control)")
     rank.add_argument("--ties", choices=TIE_MODELS, default="half", help="ties as half wins, or Davidson's model")
     _request_options(rank)
-    rank.add_argument("--ci", choices=CI_METHODS, default="bootstrap")
+    rank.add_argument("--features", metavar="LIST", help="scheme style: what to control for, among "
+                      f"{','.join(STYLE_FEATURE_CHOICES)} (default {','.join(DEFAULT_STYLE_FEATURES)})")
+    rank.add_argument("--ci", choices=CI_METHODS, help="intervals (default bootstrap; sandwich for scheme style)")
     rank.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
     rank.add_argument("--alpha", type=float, default=0.05)
     rank.add_argument("--seed", type=int, default=0)

@@ -27,6 +27,12 @@ VOTE_COLUMNS = (
     "golden_answer",
     "weight",
 )
+# Per-side style counts (docs/methods.md §11) a votes frame carries besides len_a/len_b when the file gives
+# them or its answer texts: kept at load for scheme ``style``; not stored (yet).
+STYLE_COUNT_COLUMNS = ("headers_a", "headers_b", "lists_a", "lists_b", "bold_a", "bold_b")
+# What ``evalboard rank --scheme style --features`` accepts, and its default.
+STYLE_FEATURE_CHOICES = ("length", "headers", "lists", "bold", "position")
+DEFAULT_STYLE_FEATURES = ("length", "headers", "lists", "bold")
 # Free-text label columns (stored dictionary-encoded; loaded back as categoricals).
 VOTE_LABEL_COLUMNS = ("query_id", "game_id", "dimension", "category", "annotator_id")
 DEFAULT_GAME_ID = "all"
@@ -81,7 +87,7 @@ MISSING_RULES = ("skip", "zero")
 DEFAULT_MISSING = "skip"
 
 # Pairwise rankings (core.ranking): scheme, tie model and interval method.
-SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted")
+SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted", "style")
 TIE_MODELS = ("half", "davidson")
 CI_METHODS = ("bootstrap", "sandwich", "none")
 

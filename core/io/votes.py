@@ -19,11 +19,13 @@ from core.io.columns import (
 )
 from core.io.problems import ProblemList
 from core.io.reshape import reshape_votes
+from core.io.style_features import StyleFeatureError, pair_features
 from core.schema import (
     COUNT_REQUIRED,
     COUNT_STRATA,
     DEFAULT_DIMENSION,
     DEFAULT_GAME_ID,
+    STYLE_COUNT_COLUMNS,
     VOTE_COLUMN_ALIASES,
     VOTE_COLUMNS,
     VOTE_LABEL_COLUMNS,
@@ -71,7 +73,9 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
         # An empty cell is an empty answer: length 0, not an unknown length.
         frame[TEXT_LENGTH_SOURCES[src]] = text_values(raw[src]).str.len().fillna(0).astype("float64")
         notes.append(f"{TEXT_LENGTH_SOURCES[src]} computed as the character length of '{src}' (empty = 0)")
-    frame, mapped = map_columns(frame, columns, {**ARENA_ALIASES, **VOTE_COLUMN_ALIASES}, VOTE_COLUMNS, problems,
+    frame = _with_style_counts(raw, frame, columns, notes)
+    frame, mapped = map_columns(frame, columns, {**ARENA_ALIASES, **VOTE_COLUMN_ALIASES},
+                                (*VOTE_COLUMNS, *STYLE_COUNT_COLUMNS), problems,
                                 also_used=tuple(lengths_from_text))
     notes += mapped
     if missing_required(frame.columns, VOTE_REQUIRED, problems, "votes", raw.columns):
@@ -100,7 +104,7 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
     out["winner"], dropped = parse_outcomes_and_drops(frame["winner"], "winner", problems, outcomes)
     if "timestamp" in frame:
         out["timestamp"] = parse_timestamps(frame["timestamp"], "timestamp", problems)
-    for col in ("response_time_s", "len_a", "len_b"):
+    for col in ("response_time_s", "len_a", "len_b", *STYLE_COUNT_COLUMNS):
         if col in frame:
             out[col] = parse_numbers(frame[col], col, problems, minimum=0)
     _golden(frame, out, problems, notes)
@@ -111,6 +115,27 @@ def votes_from_frame(raw: pd.DataFrame, source: str, columns: Mapping[str, str] 
         out = out[~dropped].reset_index(drop=True)
         notes.append(f"{int(dropped.sum()):,} rows dropped by the outcome mapping (winner mapped to 'drop')")
     return categorize_votes(out), notes
+
+
+def _with_style_counts(raw: pd.DataFrame, frame: pd.DataFrame, columns: Mapping[str, str] | None,
+                       notes: list[str]) -> pd.DataFrame:
+    """Headers, list items and bold spans per side (core.io.style_features) from the answer texts, for the
+    columns of :data:`STYLE_COUNT_COLUMNS` the file does not give itself; an empty cell is an empty answer
+    (0, as for the lengths)."""
+    pair = next(((a, b) for a, b in (("answer_a", "answer_b"), ("completion_a", "completion_b"))
+                 if a in raw.columns and b in raw.columns), None)
+    wanted = [c for c in STYLE_COUNT_COLUMNS if c not in raw.columns and c not in (columns or {})]
+    if pair is None or not wanted:
+        return frame
+    try:
+        counts = pair_features(raw[pair[0]], raw[pair[1]])
+    except StyleFeatureError as exc:  # the lengths still load; scheme style will say what is missing
+        notes.append(f"no style counts from '{pair[0]}' and '{pair[1]}': {exc}")
+        return frame
+    frame = frame.assign(**{c: counts[c].fillna(0).to_numpy(dtype=np.float64) for c in wanted})
+    notes.append(f"{', '.join(wanted)} counted in '{pair[0]}' and '{pair[1]}' (style features, docs/methods.md §11; "
+                 "empty = 0)")
+    return frame
 
 
 def _golden(frame: pd.DataFrame, out: pd.DataFrame, problems: ProblemList, notes: list[str]) -> None:
@@ -136,7 +161,7 @@ def _golden(frame: pd.DataFrame, out: pd.DataFrame, problems: ProblemList, notes
 
 def categorize_votes(out: pd.DataFrame) -> pd.DataFrame:
     """Canonical column order; label columns are already categoricals with sorted categories."""
-    out = out[[c for c in VOTE_COLUMNS if c in out.columns]].copy()
+    out = out[[c for c in (*VOTE_COLUMNS, *STYLE_COUNT_COLUMNS) if c in out.columns]].copy()
     for col in VOTE_LABEL_COLUMNS:
         if col in out and not isinstance(out[col].dtype, pd.CategoricalDtype):  # a default such as game_id 'all'
             out[col] = pd.Categorical(out[col])

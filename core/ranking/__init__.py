@@ -20,6 +20,7 @@ from core.ranking.schemes.bt import rank_bt
 from core.ranking.schemes.davidson import rank_davidson
 from core.ranking.schemes.ipw import as_ipw, ipw_votes
 from core.ranking.schemes.stratified import rank_stratified
+from core.ranking.schemes.style import rank_style
 from core.ranking.schemes.winrate import rank_winrate
 from core.ranking.types import Covariate, FitInfo, ModelRow, PolicySummary, Ranking, RankingError, RankSettings
 from core.schema import CI_METHODS, SCHEMES, TIE_MODELS
@@ -54,9 +55,11 @@ def votes_to_rank(votes: pd.DataFrame) -> tuple[pd.DataFrame, int, tuple[str, ..
 
 def rank_used(used: pd.DataFrame, golden: int, unrated: tuple[str, ...], settings: RankSettings) -> Ranking:
     """Rank what :func:`votes_to_rank` returned with the chosen scheme."""
-    plain_bt = replace(settings, scheme="bt")
+    plain_bt = replace(settings, scheme="bt", features=None)
     if settings.scheme == "adjusted":
         ranking = rank_adjusted(used, settings, rank_cells(compress_votes(used), plain_bt))
+    elif settings.scheme == "style":
+        ranking = rank_style(used, settings, rank_cells(compress_votes(used), plain_bt))
     elif settings.scheme == "ipw":
         weighted, weighting = ipw_votes(used)
         ranking = as_ipw(rank_cells(compress_votes(weighted), plain_bt), settings, weighting)

@@ -25,7 +25,7 @@ from core.ranking.request import (
 from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.schemes.bt import mm_info, with_convergence_note
 from core.ranking.types import Ranking, RankingError, RankSettings
-from core.schema import COUNT_STRATA
+from core.schema import COUNT_STRATA, STYLE_COUNT_COLUMNS
 
 GROUPABLE = ("game_id", "dimension", "category", *COUNT_STRATA)
 
@@ -85,7 +85,8 @@ def rank_prepared(prepared: PreparedVotes, settings: RankSettings) -> tuple[Rank
 
 # Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
 # propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
-SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b")}
+SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b"),
+                  "style": ("len_a", "len_b", *STYLE_COUNT_COLUMNS)}
 
 
 def rank_prepared_groups(prepared: PreparedVotes, by: str, settings: RankSettings) -> dict[tuple, Ranking]:

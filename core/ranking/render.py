@@ -8,27 +8,44 @@ from typing import Any
 
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 from core.ranking.request import DimensionChoice
-from core.ranking.types import PolicySummary, Ranking
+from core.ranking.types import Covariate, PolicySummary, Ranking
 
 MODEL_FIELDS = ("model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
                 "n_votes", "arena_rank", "interval_note")
-ELO_SCHEMES = ("bt", "ipw", "adjusted")
+ELO_SCHEMES = ("bt", "ipw", "adjusted", "style")
 
 
 def ranking_dict(ranking: Ranking) -> dict[str, Any]:
     s = ranking.settings
+    change = rank_changes(ranking)
     params = {"ties": s.ties, "ci": s.ci, "bootstrap": s.replicates, "alpha": s.alpha, "seed": s.seed,
               "anchor": None if s.anchor is None else {"model": s.anchor[0], "rating": s.anchor[1]},
               "rating_scale": "elo" if s.scheme in ELO_SCHEMES else "win_rate", **ranking.fit.as_dict(),
               **ranking.policy.as_dict()}
     out: dict[str, Any] = {"scheme": s.scheme, "n_votes": ranking.n_votes, "n_models": ranking.n_models,
                            "identifiable": ranking.identifiable, "params": params,
-                           "models": [model_fields(ranking, r) for r in ranking.rows]}
+                           "models": [{**model_fields(ranking, r), **change.get(r.model, {})} for r in ranking.rows]}
     if ranking.covariates:
-        out["covariates"] = [asdict(c) for c in ranking.covariates]
+        out["covariates"] = [covariate_fields(c) for c in ranking.covariates]
     if ranking.plain is not None:
         out["plain"] = ranking_dict(ranking.plain)
     return out
+
+
+def covariate_fields(covariate: Covariate) -> dict[str, Any]:
+    """name, estimate, se; and for scheme style the feature's mean and sd before standardising."""
+    d = asdict(covariate)
+    return d if covariate.mean is not None else {k: v for k, v in d.items() if k not in ("mean", "sd")}
+
+
+def rank_changes(ranking: Ranking) -> dict[str, dict[str, int]]:
+    """Scheme style: per model its rank in the plain ranking and the change plain → controlled (positive:
+    the model moves up once style is controlled for). Empty for the other schemes."""
+    if ranking.settings.scheme != "style" or ranking.plain is None:
+        return {}
+    plain = {r.model: r.rank for r in ranking.plain.rows}
+    return {r.model: {"plain_rank": plain[r.model], "rank_change": plain[r.model] - r.rank} for r in ranking.rows
+            if r.model in plain}
 
 
 def model_fields(ranking: Ranking, row) -> dict[str, Any]:
@@ -158,12 +175,26 @@ def _markdown_one(ranking: Ranking, request: bool = True) -> str:
     if notes:
         text += "\n\nNo interval: " + "; ".join(f"{', '.join(markdown_text(m) for m in models)} ({reason})"
                                                 for reason, models in notes.items()) + "."
-    if ranking.covariates:
+    style = ranking.settings.scheme == "style"
+    if ranking.covariates and style:
+        cov = markdown_table(["Feature", "Estimate", "SE", "Mean (raw d)", "SD (raw d)"],
+                             [[markdown_text(c.name), number(c.estimate, 4), number(c.se, 4), number(c.mean, 4),
+                               number(c.sd, 4)] for c in ranking.covariates], "lrrrr")
+        text += "\n\n" + cov
+    elif ranking.covariates:
         cov = markdown_table(["Covariate", "Estimate", "SE"],
                              [[markdown_text(c.name), number(c.estimate, 4), number(c.se, 4)]
                               for c in ranking.covariates], "lrr")
         text += "\n\n" + cov
-    if ranking.plain is not None:
+    text += "".join(f"\n\n{markdown_text(n[0].upper() + n[1:])}." for n in ranking.fit.notes or ()) if style else ""
+    changes = rank_changes(ranking)
+    if changes:
+        text += "\n\n" + markdown_table(["Model", "Plain rank", "Controlled rank", "Change"],
+                                         [[markdown_text(r.model), changes[r.model]["plain_rank"], r.rank,
+                                           f"{changes[r.model]['rank_change']:+d}"] for r in ranking.rows], "lrrr")
+    if ranking.plain is not None and style:
+        text += "\n\nWithout style control (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
+    elif ranking.plain is not None:
         text += "\n\nWithout the adjustment (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
     return text
 
@@ -176,13 +207,15 @@ def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) 
     first = items[0][1] if items else None
     votes = first is not None and first.policy.outcome is not None
     request = ([] if "dimension" in (by or []) else ["dimension"]) + list(POLICY_COLUMNS) if votes else []
-    header = [*(by or []), *MODEL_FIELDS, *request]
+    style = ["plain_rank", "rank_change"] if first is not None and first.settings.scheme == "style" else []
+    header = [*(by or []), *MODEL_FIELDS, *style, *request]
     rows = []
     for key, ranking in items:
         extra = _request_cells(ranking, request) if votes else []
+        change = rank_changes(ranking)
         for r in ranking.rows:
-            d = model_fields(ranking, r)
-            rows.append([*key, *(d[f] for f in MODEL_FIELDS), *extra])
+            d = {**model_fields(ranking, r), **change.get(r.model, {})}
+            rows.append([*key, *(d[f] for f in MODEL_FIELDS), *(d.get(f) for f in style), *extra])
     return csv_table(header, rows)
 
 

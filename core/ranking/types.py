@@ -14,7 +14,7 @@ import pandas as pd
 from core.errors import EvalBoardError
 from core.ranking.bootstrap import DEFAULT_REPLICATES, check_settings
 from core.ranking.request import DimensionChoice, PolicyOutcome
-from core.schema import CI_METHODS, SCHEMES, TIE_MODELS
+from core.schema import CI_METHODS, SCHEMES, STYLE_FEATURE_CHOICES, TIE_MODELS
 from core.validation import check_choice, check_seed
 
 
@@ -31,6 +31,7 @@ class RankSettings:
     alpha: float = 0.05
     seed: int = 0
     anchor: tuple[str, float] | None = None  # (model, rating): that model is shown at that rating
+    features: tuple[str, ...] | None = None  # scheme style: what to control for (None: the default four)
 
     def __post_init__(self):
         for name, value, allowed in (("scheme", self.scheme, SCHEMES), ("ties", self.ties, TIE_MODELS),
@@ -40,6 +41,19 @@ class RankSettings:
         check_seed(self.seed, error=RankingError)
         if self.ties == "davidson" and self.scheme != "bt":
             raise RankingError("`ties davidson` is a Bradley–Terry tie model: use it with scheme bt")
+        if self.features is not None:
+            check_features(self.features, self.scheme)
+
+
+def check_features(features: tuple[str, ...], scheme: str) -> None:
+    """``--features``: distinct names among :data:`STYLE_FEATURE_CHOICES`, for scheme style only."""
+    if scheme != "style":
+        raise RankingError("`features` chooses what scheme style controls for: use it with scheme style")
+    unknown = [f for f in features if f not in STYLE_FEATURE_CHOICES]
+    if unknown or not features or len(set(features)) != len(features):
+        raise RankingError(f"`features` must be distinct names among {', '.join(STYLE_FEATURE_CHOICES)}, separated by "
+                           f"commas; got {','.join(features) or 'nothing'}"
+                           + (f" ({', '.join(map(repr, unknown))} unknown)" if unknown else ""))
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,8 @@ class Covariate:
     name: str
     estimate: float
     se: float
+    mean: float | None = None  # scheme style: the feature's mean and sd before standardising
+    sd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +122,10 @@ class FitInfo:
     length_mean: float | None = None
     length_sd: float | None = None
     rows_fitted: int | None = None
+    # scheme style (docs/methods.md §11)
+    features: tuple[str, ...] | None = None
+    features_dropped: tuple[str, ...] | None = None
+    penalty: float | None = None
     reported: tuple[str, ...] = ()
 
     def with_(self, **values: Any) -> FitInfo:
@@ -160,7 +180,7 @@ class Ranking:
     covariates: tuple[Covariate, ...] = ()
     fit: FitInfo = FitInfo()
     policy: PolicySummary = PolicySummary()
-    plain: Ranking | None = None  # for scheme adjusted: the plain BT ranking of the same votes
+    plain: Ranking | None = None  # for schemes adjusted and style: the plain BT ranking of the same votes
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([asdict(r) for r in self.rows])
