@@ -18,7 +18,7 @@ import core.io as cio
 from core.io import InputError, detect_kind, load, load_lm_eval
 from core.io.mapping import peek
 from core.samples import arena_demo
-from core.schema import OUTCOMES, STYLE_COUNT_COLUMNS, VOTE_COLUMNS
+from core.schema import OUTCOMES, VOTE_COLUMNS
 from core.store import Store
 
 FORMATS = ("tsv", "json", "jsonl", "parquet", "csv.gz")
@@ -36,8 +36,7 @@ def store_round_trip(store: Store, loaded: cio.Loaded) -> pd.DataFrame:
     assert result.dataset.kind == loaded.kind
     assert result.dataset.rows == loaded.rows
     back = store.load(result.dataset.id)
-    # the per-side style counts (scheme style) are not stored yet
-    pdt.assert_frame_equal(back, loaded.frame.drop(columns=[c for c in STYLE_COUNT_COLUMNS if c in loaded.frame]))
+    pdt.assert_frame_equal(back, loaded.frame)  # the per-side style counts (scheme style) included
     return back
 
 

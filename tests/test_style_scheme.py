@@ -224,13 +224,13 @@ def test_anchor(tmp_path, capsys):
     assert code == 2 and "'zz'" in err
 
 
-def test_a_stored_dataset_keeps_the_lengths_only(tmp_path, capsys):
+def test_a_stored_dataset_keeps_every_count(tmp_path, capsys):
     db = tmp_path / "store.db"
     assert main(["ingest", str(write(votes_with_texts(), tmp_path)), "--name", "texts", "--db", str(db)]) == 0
     capsys.readouterr()
     out = rank_json(capsys, "texts", "--db", db, "--scheme", "style")
-    assert [c["name"] for c in out["covariates"]] == ["length"]
-    assert any("not controlled for headers, lists, bold" in n for n in out["params"]["notes"])
+    assert [c["name"] for c in out["covariates"]] == ["length", "headers", "lists", "bold"]
+    assert not any("not controlled for" in n for n in out["params"]["notes"])
 
 
 def test_an_empty_answer_counts_zero(tmp_path, capsys):

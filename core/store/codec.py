@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from core.schema import OUTCOMES, VOTE_COLUMNS
-from core.store.tables import LABEL_FIELD, OUTCOME_COLUMNS
+from core.schema import OUTCOMES
+from core.store.tables import LABEL_FIELD, OUTCOME_COLUMNS, STORED_VOTE_COLUMNS
 
 PACK_BITS = 62  # stays clear of the sign bit of SQLite's 64-bit integers
 
@@ -22,7 +22,7 @@ PACK_BITS = 62  # stays clear of the sign bit of SQLite's 64-bit integers
 def encode_votes(dataset_id: int, frame: pd.DataFrame) -> tuple[list[str], list[list], list[tuple]]:
     """Column names, per-column SQL values and the label rows ``(dataset_id, field, code, label)``."""
     labels, columns, arrays = [], [], []
-    for col in VOTE_COLUMNS:
+    for col in STORED_VOTE_COLUMNS:
         if col not in frame:
             continue
         series = frame[col]
@@ -103,7 +103,7 @@ def unpack(values: np.ndarray, pack: list[tuple[str, int, int]], labels: dict[st
 
 
 def decode_plain(col: str, values: Sequence):
-    """A vote column that is not packed: text ids and floats."""
+    """A vote column that is not packed: text ids and floats (NULL: NaN)."""
     if col == "vote_id":
         return pd.array(values, dtype="str")
     numbers = np.array(values, dtype=np.float64)

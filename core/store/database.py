@@ -16,7 +16,6 @@ import sqlite_utils
 from core.errors import SettingError
 from core.io import Loaded
 from core.io.names import dataset_name
-from core.schema import STYLE_COUNT_COLUMNS
 from core.store.codec import decode_plain, encode_votes, is_coded, pack_plan, pack_sql, sql_values, unpack
 from core.store.connection import REPO_ROOT, connect, default_db_path
 from core.store.names import DatasetNotFound, campaign_dataset_row, not_found
@@ -141,7 +140,7 @@ class Store:
             "INSERT INTO datasets (name, kind, created_at, rows, source, sha256, columns, notes, options) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [self._unique_name(base), loaded.kind, _now(), len(loaded.frame), loaded.source, loaded.sha256,
-             json.dumps(_stored_columns(loaded.frame)), json.dumps(list(loaded.notes)),
+             json.dumps(list(loaded.frame.columns)), json.dumps(list(loaded.notes)),
              json.dumps(dict(loaded.options), default=str)])
         return int(cur.lastrowid)
 
@@ -151,7 +150,7 @@ class Store:
             "UPDATE datasets SET name = ?, created_at = ?, rows = ?, source = ?, sha256 = ?, columns = ?, "
             "notes = ?, options = ? WHERE id = ?",
             [self._unique_name(base, old.id), _now(), len(loaded.frame), loaded.source, loaded.sha256,
-             json.dumps(_stored_columns(loaded.frame)), json.dumps(list(loaded.notes)),
+             json.dumps(list(loaded.frame.columns)), json.dumps(list(loaded.notes)),
              json.dumps(dict(loaded.options), default=str), old.id])
 
     def _rename(self, old: Dataset, base: str) -> None:
@@ -336,8 +335,3 @@ def _dataset(row: tuple) -> Dataset:
     return Dataset(id_, name, kind, created, rows, source, sha, tuple(json.loads(columns or "[]")),
                    tuple(json.loads(notes or "[]")))
 
-
-def _stored_columns(frame: pd.DataFrame) -> list[str]:
-    """The columns a dataset keeps: the per-side style counts core.io adds for scheme style are not stored
-    (yet), so a stored dataset lists only what it can give back."""
-    return [c for c in frame.columns if c not in STYLE_COUNT_COLUMNS]

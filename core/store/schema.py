@@ -20,11 +20,11 @@ import sqlite3
 from collections.abc import Callable
 
 from core.errors import EvalBoardError
-from core.schema import OUTCOMES
+from core.schema import OUTCOMES, STYLE_COUNT_COLUMNS
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 from core.store.transactions import write_transaction
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class SchemaTooNew(EvalBoardError, RuntimeError):
@@ -248,8 +248,16 @@ def _to_3(conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE campaign_votes SET served_time_s = response_time_s")
 
 
+def _to_4(conn: sqlite3.Connection) -> None:
+    """Version 4: the votes table keeps the per-side style counts (headers, list items, bold spans of each
+    answer) that scheme style controls for. Votes stored before have none (NULL), and their datasets do
+    not list the columns: they rank with scheme style on length only, as a file without texts does."""
+    for column in STYLE_COUNT_COLUMNS:
+        _add_column(conn, "votes", column, "REAL")
+
+
 # MIGRATIONS[v] takes a file from version v - 1 to v. Each must be safe on a partly migrated file.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3, 4: _to_4}
 _EXPECTED = expected_objects()
 
 

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from core.schema import VOTE_COLUMNS, VOTE_LABEL_COLUMNS
+from core.schema import STYLE_COUNT_COLUMNS, VOTE_COLUMNS, VOTE_LABEL_COLUMNS
+
+# Every column the votes table keeps, in file order: the vote columns, then the per-side style counts
+# (headers, list items, bold spans of each answer; core.io.style_features) for scheme style.
+STORED_VOTE_COLUMNS = (*VOTE_COLUMNS, *STYLE_COUNT_COLUMNS)
 
 # Label columns share one dictionary per field; both model columns use the field "model".
 LABEL_FIELD = {"model_a": "model", "model_b": "model", **{c: c for c in VOTE_LABEL_COLUMNS}}
@@ -11,8 +15,9 @@ LABEL_FIELD = {"model_a": "model", "model_b": "model", **{c: c for c in VOTE_LAB
 ANNOTATOR_LABEL_FIELD = "annotator_label"
 OUTCOME_COLUMNS = ("winner", "golden_answer")
 VOTE_SQL_TYPES = {c: int for c in (*LABEL_FIELD, *OUTCOME_COLUMNS, "is_golden")} | {
-    "vote_id": str, "timestamp": float, "response_time_s": float, "len_a": float, "len_b": float, "weight": float}
-VOTE_SQL_TYPES = {c: VOTE_SQL_TYPES[c] for c in VOTE_COLUMNS}  # file order
+    "vote_id": str, "timestamp": float, "response_time_s": float, "len_a": float, "len_b": float, "weight": float,
+    **{c: float for c in STYLE_COUNT_COLUMNS}}
+VOTE_SQL_TYPES = {c: VOTE_SQL_TYPES[c] for c in STORED_VOTE_COLUMNS}  # file order
 RUN_SQL_TYPES = {"model_id": str, "task_id": str, "metric_name": str, "score": float, "category": str,
                  "weight": float, "stderr": float}
 COUNT_SQL_TYPES = {"model_a": str, "model_b": str, "winner": str, "count": float, "game_id": str,
@@ -35,7 +40,7 @@ def data_table_sql(table: str) -> str:
 def labeled_view_sql() -> str:
     """``votes_labeled``: the votes with names instead of codes, for people querying the file with SQL."""
     parts = ["v.dataset_id", "v.row", "v.vote_id"]
-    for col in VOTE_COLUMNS:
+    for col in STORED_VOTE_COLUMNS:
         if col in LABEL_FIELD:
             parts.append(f"(SELECT label FROM labels l WHERE l.dataset_id = v.dataset_id AND l.field = "
                          f"'{LABEL_FIELD[col]}' AND l.code = v.{col}) AS {col}")
