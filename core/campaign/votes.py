@@ -17,6 +17,7 @@ import pandas as pd
 
 from core.campaign.screen_time import on_screen_seconds
 from core.campaign.store import Campaign, CampaignError, TokenError, campaign_for_token, write_transaction
+from core.campaign.style import answer_key, side_counts
 from core.schema import LEFT_SCORE, OUTCOMES
 
 # What the Vote page offers, in order, and the outcome each choice stores (model_a is the LEFT answer).
@@ -79,12 +80,16 @@ def vote_records(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
     A golden item is asked on every dimension (so that it looks like any other item) but has one correct
     answer: only its first dimension's vote is published, so each golden item counts once towards an
     annotator's golden accuracy. The other answers stay in ``campaign_votes``.
+
+    With the lengths come the per-side style counts of the answers as the Vote page showed them
+    (core.campaign.style), so that scheme style controls for every feature.
     """
     rows = conn.execute(
         """
         SELECT v.id, coalesce(a.query_id, 'golden:' || a.golden_id), coalesce(q.game_id, 'all'), v.dimension,
                coalesce(q.category, g.category), a.left_model, a.right_model, v.winner, t.annotator_id,
-               v.voted_at, v.response_time_s, a.len_a, a.len_b, a.golden_id IS NOT NULL, a.golden_answer
+               v.voted_at, v.response_time_s, a.len_a, a.len_b, a.golden_id IS NOT NULL, a.golden_answer,
+               a.query_id, a.golden_id
         FROM campaign_votes v
         JOIN campaign_assignments a ON a.id = v.assignment_id
         JOIN campaign_tokens t ON t.token_hash = a.token_hash
@@ -94,7 +99,11 @@ def vote_records(conn: sqlite3.Connection, campaign: Campaign) -> pd.DataFrame:
         """, [campaign.id, campaign.dimensions[0]]).fetchall()
     columns = ["vote_id", "query_id", "game_id", "dimension", "category", "model_a", "model_b", "winner",
                "annotator_id", "timestamp", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer"]
-    frame = pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame([r[:len(columns)] for r in rows], columns=columns)
+    left = [answer_key(r[-2], r[-1], r[5]) for r in rows]
+    right = [answer_key(r[-2], r[-1], r[6]) for r in rows]
+    for column, values in side_counts(conn, campaign, left, right).items():
+        frame[column] = values
     frame["vote_id"] = [f"{campaign.name}:{v}" for v in frame["vote_id"]]
     frame["is_golden"] = frame["is_golden"].astype(bool)
     return frame
