@@ -140,3 +140,41 @@ def test_counts_add_up_over_lines_of_fence_free_texts(first, second):
 def _ends_inside_fence(text: str) -> bool:
     """True when the text leaves a fenced block open (then appended text would be code)."""
     return reference(text + "\n# probe")[1] == reference(text)[1]
+
+
+# -- the fast kernel on realistic markdown: chunks, threads, fences, CRLF ----------------------------------
+MARKDOWN_LINES = st.one_of(
+    st.builds(lambda level, title: "#" * level + " " + title, st.integers(1, 7), st.text("ab *_é", max_size=8)),
+    st.builds(lambda indent, bullet, item: indent + bullet + " " + item, st.sampled_from(["", "  ", "\t", "    "]),
+              st.sampled_from(["-", "*", "+", "1.", "12)", "3.5", "**"]), st.text("ab*_ 日", max_size=10)),
+    st.builds(lambda a, b: f"{a} **{b}** and __{a}__ ***{b}*** x*y a_b", st.text("ab ", min_size=1, max_size=5),
+              st.text("cd_*", max_size=5)),
+    st.sampled_from(["```", "```python", "   ```", "~~~", "``", "", "plain prose", "# comment in code?",
+                     "****", "__ __", "text **unclosed", "close** it"]),
+)
+MARKDOWN_DOCUMENT = st.builds(lambda lines, crlf, final: ("\r\n" if crlf else "\n").join(lines) + final,
+                              st.lists(MARKDOWN_LINES, max_size=14), st.booleans(), st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(MARKDOWN_DOCUMENT, st.none()), min_size=1, max_size=40), st.integers(1, 9))
+def test_the_fast_kernel_equals_the_reference_on_random_markdown(texts, rows_per_chunk):
+    """Many documents at once, cut into chunks of any size and counted by two threads: the counts of every
+    document equal the line-by-line reference's (missing ones stay missing)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(style_features, "ROWS_PER_CHUNK", rows_per_chunk)
+        patch.setattr(style_features, "PARALLEL_MIN_BYTES", 0)
+        got = answer_features(texts)
+    present = [t is not None for t in texts]
+    assert got.isna().all(axis=1).tolist() == [not p for p in present]
+    expected = np.array([reference(t) for t in texts if t is not None]).reshape(-1, 4)
+    assert (got[present].to_numpy(dtype=np.int64) == expected).all()
+
+
+def test_a_chunk_without_code_and_one_with_code_count_alike():
+    """Bold spans are counted in place when a chunk has no fenced block, in a blanked copy when it has one:
+    the same prose gives the same counts either way, and code never counts."""
+    prose = "**a** __b__ **c**\n- **d**"
+    fenced = "```\n**in code** __x__\n```\n" + prose
+    counts = answer_features([prose, prose, fenced, "~~~\n**open block**"])
+    assert counts["bold"].tolist() == [4, 4, 4, 0]

@@ -20,13 +20,18 @@ Lines end at ``\\n``; a CRLF line end leaves a ``\\r`` at the end of the line's 
 nothing above. A missing answer (None/NaN) has missing features (``<NA>``), never zeros: a vote whose
 answer is unknown cannot be style-controlled, and the caller decides what to do with it.
 
-Everything runs vectorised over the whole column: the answers' UTF-8 bytes are scanned with numpy
-(newlines, ``*``/``_`` runs, the first bytes of every line), never one Python call per answer. The
-definitions above are ASCII patterns; UTF-8 continuation bytes never equal an ASCII byte, so counting on
-bytes gives the same answer as counting on characters.
+Everything runs vectorised over the column, chunk by chunk of answers, never one Python call per
+answer: the answers' UTF-8 bytes are scanned once with numpy for newlines, the lines are classified from
+their first few bytes (headers, list items, fences), and bold spans are counted by Arrow's compiled regex
+kernel (RE2) with the fenced blocks blanked out. The definitions above are ASCII patterns; UTF-8
+continuation bytes never equal an ASCII byte, so counting on bytes gives the same answer as counting on
+characters. A large column is counted by two threads (the kernels release the GIL).
 """
 
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -40,7 +45,8 @@ STYLE_FEATURES = ("length", "headers", "lists", "bold")
 SIDE_COLUMNS = {"length": ("len_a", "len_b"), "headers": ("headers_a", "headers_b"),
                 "lists": ("lists_a", "lists_b"), "bold": ("bold_a", "bold_b")}
 
-NEWLINE, STAR, UNDERSCORE, HASH = (ord(c) for c in "\n*_#")
+NEWLINE, HASH, BLANK_BYTE = (ord(c) for c in "\n# ")
+BOLD_PATTERNS = (r"\*\*[^*\n]+\*\*", r"__[^_\n]+__")  # counted separately and added (module docstring)
 BLANK = np.zeros(256, bool)
 BLANK[[ord(" "), ord("\t")]] = True
 DIGIT = np.zeros(256, bool)
@@ -49,7 +55,8 @@ BULLET = np.zeros(256, bool)
 BULLET[[ord("-"), ord("*"), ord("+")]] = True
 NUMBER_END = np.zeros(256, bool)
 NUMBER_END[[ord("."), ord(")")]] = True
-FENCE_CHARS = (ord("`"), ord("~"))
+FENCE = np.zeros(256, bool)
+FENCE[[ord("`"), ord("~")]] = True
 MAX_HEADER_LEVEL = 6
 
 
@@ -57,7 +64,10 @@ class StyleFeatureError(EvalBoardError, ValueError):
     """Answer texts that cannot be read as text (the message names the rows)."""
 
 
-ROWS_PER_CHUNK = 32_768  # answers per kernel call: ~64 MB of 2 kB answers, so the regex copies stay small
+ROWS_PER_CHUNK = 4_096  # answers per kernel call: ~8 MB of 2 kB answers, so temporary arrays stay in reused memory
+SINGLE_STEPS = 8  # byte-by-byte rounds of _advance before it looks at windows
+WORKERS = 2  # threads counting chunks at once (at most the machine's cores)
+PARALLEL_MIN_BYTES = 64 << 20  # below this much text one thread does it all: a small file pays nothing
 
 
 def answer_features(texts) -> pd.DataFrame:
@@ -88,19 +98,41 @@ def pair_features(answer_a, answer_b) -> pd.DataFrame:
 
 
 def _column_counts(columns: list, names: list[str]) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray]]:
-    """Counts of every feature for equally long text columns, chunk by chunk of rows."""
+    """Counts of every feature for equally long text columns, chunk by chunk of rows.
+
+    Chunks are independent, and the kernels spend their time in numpy and Arrow calls that release the
+    GIL, so a column of more than :data:`PARALLEL_MIN_BYTES` is counted by :data:`WORKERS` threads: they
+    share the texts in memory (nothing is copied or pickled, as worker processes would need) and a small
+    file pays nothing."""
     n = len(columns[0])
     counts = {f: [np.zeros(n, dtype=np.int64) for _ in columns] for f in STYLE_FEATURES}
     missing = [np.zeros(n, dtype=bool) for _ in columns]
-    for c, (column, name) in enumerate(zip(columns, names)):
-        for start in range(0, n, ROWS_PER_CHUNK):
-            stop = min(n, start + ROWS_PER_CHUNK)
-            part = _arrow_slice(column, start, stop, name)
-            null = part.is_null().to_numpy(zero_copy_only=False)
-            missing[c][start:stop] = null
-            for f, values in _count(part).items():
-                counts[f][c][start:stop] = np.where(null, 0, values)
+    jobs = [(c, start, min(n, start + ROWS_PER_CHUNK)) for c in range(len(columns))
+            for start in range(0, n, ROWS_PER_CHUNK)]
+
+    def run(job: tuple[int, int, int]) -> None:
+        c, start, stop = job
+        part = _arrow_slice(columns[c], start, stop, names[c])
+        null = part.is_null().to_numpy(zero_copy_only=False)
+        missing[c][start:stop] = null
+        for f, values in _count(part).items():
+            counts[f][c][start:stop] = np.where(null, 0, values)
+
+    workers = min(WORKERS, os.cpu_count() or 1, len(jobs))
+    if workers > 1 and sum(_text_bytes(column) for column in columns) >= PARALLEL_MIN_BYTES:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(run, jobs))  # list(): a worker's exception is raised here
+    else:
+        for job in jobs:
+            run(job)
     return counts, missing
+
+
+def _text_bytes(column) -> int:
+    """Bytes of text in a column (an estimate for Python objects: what decides whether to use threads)."""
+    if isinstance(column, pa.Array):
+        return column.nbytes
+    return sum(len(v) for v in column[:1000] if isinstance(v, str)) * max(1, len(column) // 1000)
 
 
 def _count(texts: pa.Array) -> dict[str, np.ndarray]:
@@ -117,7 +149,7 @@ def _count(texts: pa.Array) -> dict[str, np.ndarray]:
     code = _code_lines(data, lines)
     headers = _header_lines(data, lines) & ~code
     lists = _list_lines(data, lines) & ~code
-    bold = _bold_spans(data, lines, code, STAR) + _bold_spans(data, lines, code, UNDERSCORE)
+    bold = _bold_spans(data, offsets - base, lines, code)
     return {"length": length,
             "headers": np.bincount(lines.text[headers], minlength=n),
             "lists": np.bincount(lines.text[lists], minlength=n),
@@ -126,27 +158,34 @@ def _count(texts: pa.Array) -> dict[str, np.ndarray]:
 
 class _Lines:
     """Start and end (exclusive, at the newline or the end of the text) of every non-empty-text line,
-    the text it belongs to, and the position of its first byte that is not a space or tab."""
+    the text it belongs to, the position of its first byte that is not a space or tab, and the bytes at
+    the start and at that position. One pass over the bytes finds the newlines; everything else looks at
+    a few bytes per line."""
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray):
-        self.n_texts = len(offsets) - 1
-        self.newlines = np.flatnonzero(data == NEWLINE)
-        is_start = np.zeros(len(data) + 1, dtype=bool)  # a mask, not a sort: two passes over the bytes
-        is_start[self.newlines + 1] = True
-        is_start[offsets[:-1]] = True
-        self.start = np.flatnonzero(is_start[:-1])
-        # 'right' − 1: among texts starting at the same offset (empty ones first) the non-empty one
-        self.text = np.searchsorted(offsets, self.start, side="right") - 1
+        self.n_texts = n = len(offsets) - 1
+        after_newline = np.flatnonzero(data == NEWLINE) + 1
+        if after_newline.size and after_newline[-1] == len(data):
+            after_newline = after_newline[:-1]
+        # A line also starts at the first byte of every non-empty text that does not follow a newline
+        # (the texts lie end to end: the byte before is the last of the previous text).
+        text_start = offsets[:-1][offsets[:-1] < offsets[1:]]
+        before = data[np.maximum(text_start - 1, 0)]
+        extra = text_start[(text_start == 0) | (before != NEWLINE)]
+        self.start = np.insert(after_newline, np.searchsorted(after_newline, extra), extra)
+        per_text = np.searchsorted(self.start, offsets[1:]) - np.searchsorted(self.start, offsets[:-1])
+        self.text = np.repeat(np.arange(n), per_text)
         # A line runs to the next line's start, less the newline before it if there is one (there is
         # none where the next line is the next text's first and this text has no final newline).
         following = np.append(self.start[1:], len(data))
         self.end = following - (data[following - 1] == NEWLINE)
         self.first = _advance(data, self.start, self.end, BLANK)
+        self.head, self.lead = data[self.start], _byte(data, self.first)  # first byte; first non-blank one
 
 
 def _code_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """Lines inside fenced code blocks, fence lines included (an unclosed block runs to the text's end)."""
-    candidates = np.flatnonzero(np.isin(_byte(data, lines.first), FENCE_CHARS))
+    candidates = np.flatnonzero(FENCE[lines.lead])
     p, end = lines.first[candidates], lines.end[candidates]
     b0, b1, b2 = (_byte(data, p + k) for k in range(3))
     index = candidates[(p + 3 <= end) & (b0 == b1) & (b1 == b2)]
@@ -198,7 +237,7 @@ def _mixed_fence_pairs(index: np.ndarray, kind: np.ndarray, text: np.ndarray) ->
 def _header_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """1–6 ``#`` at the very start of the line, then a space or tab."""
     found = np.zeros(len(lines.start), dtype=bool)
-    candidates = np.flatnonzero(_byte(data, lines.start) == HASH)
+    candidates = np.flatnonzero(lines.head == HASH)
     start, end = lines.start[candidates], lines.end[candidates]
     hashes = _advance(data, start, np.minimum(end, start + MAX_HEADER_LEVEL + 1), np.arange(256) == HASH) - start
     after = start + hashes
@@ -209,7 +248,7 @@ def _header_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
 def _list_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     """After spaces/tabs: ``-``, ``*`` or ``+``, or digits then ``.`` or ``)``; then a space or tab."""
     found = np.zeros(len(lines.start), dtype=bool)
-    lead = _byte(data, lines.first)
+    lead = lines.lead
     candidates = np.flatnonzero(BULLET[lead] | DIGIT[lead])
     p, end = lines.first[candidates], lines.end[candidates]
     bullet = (p + 1 < end) & BULLET[_byte(data, p)] & BLANK[_byte(data, p + 1)]
@@ -219,33 +258,26 @@ def _list_lines(data: np.ndarray, lines: _Lines) -> np.ndarray:
     return found
 
 
-def _bold_spans(data: np.ndarray, lines: _Lines, code: np.ndarray, mark: int) -> np.ndarray:
-    """Per text, the non-overlapping leftmost matches of ``XX[^X\n]+XX`` (X = ``mark``) outside code.
+def _bold_spans(data: np.ndarray, offsets: np.ndarray, lines: _Lines, code: np.ndarray) -> np.ndarray:
+    """Per text, the non-overlapping leftmost matches of :data:`BOLD_PATTERNS` (``**…**`` and ``__…__`` spans)
+    outside code, counted by Arrow's RE2 kernel over each text (compiled code, no Python call per text).
 
-    The regex needs no scan: a line is a sequence of runs of X separated by non-empty X-free stretches.
-    A match opens on the last two X of a run and closes on the first two of the next run of the same line,
-    so run i closes a match iff both runs have ≥ 2 X and run i − 1 still has two unused X: always when
-    it has ≥ 4, and for 2 or 3 only when it did not itself close the previous match. Along a chain of
-    such runs the 'closes' flags therefore alternate, restarting after a run that cannot open (False)
-    and after a run of ≥ 4 (True)."""
-    at = np.flatnonzero(data == mark)
-    if at.size < 4:
-        return np.zeros(lines.n_texts, dtype=np.int64)
-    line_of = np.searchsorted(lines.start, at, side="right") - 1
-    # a run ends at a gap or at a line start (the last X of one text may touch the first of the next)
-    run_start = np.r_[True, (np.diff(at) != 1) | (line_of[1:] != line_of[:-1])]
-    line = line_of[run_start]
-    length = np.diff(np.r_[np.flatnonzero(run_start), len(at)])
-    keep = ~code[line]
-    line, length = line[keep], length[keep]
-    can_pair = length >= 2
-    linked = np.r_[False, (line[1:] == line[:-1]) & can_pair[1:] & can_pair[:-1]]
-    after_big = np.r_[False, length[:-1] >= 4]
-    restart = ~linked | after_big
-    chain = np.cumsum(restart) - 1
-    first = np.flatnonzero(restart)
-    closes = linked[first][chain] ^ ((np.arange(len(line)) - first[chain]) % 2 == 1)
-    return np.bincount(lines.text[line[closes]], minlength=lines.n_texts)
+    Code is taken out by overwriting every fenced block — from the start of its opening fence line to the
+    end of its last line — with spaces in a copy of the bytes: a span cannot cross a line end, and the
+    newlines around a block stay, so what is counted is exactly the spans of the remaining lines. A chunk
+    without code is counted in place."""
+    if code.any():
+        data = data.copy()
+        first_line = np.flatnonzero(code & ~np.r_[False, code[:-1]])
+        last_line = np.flatnonzero(code & ~np.r_[code[1:], False])
+        for start, end in zip(lines.start[first_line].tolist(), lines.end[last_line].tolist()):
+            data[start:end] = BLANK_BYTE
+    texts = pa.LargeStringArray.from_buffers(len(offsets) - 1, pa.py_buffer(np.ascontiguousarray(offsets)),
+                                             pa.py_buffer(data))
+    return sum(pc.count_substring_regex(texts, pattern).to_numpy(zero_copy_only=False).astype(np.int64)
+               for pattern in BOLD_PATTERNS)
+
+
 def _byte(data: np.ndarray, at: np.ndarray) -> np.ndarray:
     """data[at]; a position past the end reads the last byte (every caller also checks the line end)."""
     return data[np.minimum(at, len(data) - 1)]
@@ -253,11 +285,18 @@ def _byte(data: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 def _advance(data: np.ndarray, pos: np.ndarray, end: np.ndarray, table: np.ndarray) -> np.ndarray:
     """For each position, the first position at or after it whose byte is not in ``table`` (a 256-entry
-    mask), or ``end`` if that comes first. Bytes are looked at in windows that double in width, so a
+    mask), or ``end`` if that comes first. The first rounds step one byte at a time over the positions still
+    moving (most stop after a byte or two); what is left is looked at in windows that double in width, so a
     long run of indentation costs a few rounds, not one per byte."""
     pos = pos.copy()
     active = np.flatnonzero((pos < end) & table[_byte(data, pos)])
-    width = 8
+    for _ in range(SINGLE_STEPS):
+        if not active.size:
+            return pos
+        moved = pos[active] + 1
+        pos[active] = moved
+        active = active[(moved < end[active]) & table[_byte(data, moved)]]
+    width = 16
     while active.size:
         window = pos[active, None] + np.arange(width)
         hit = table[_byte(data, window)] & (window < end[active, None])
