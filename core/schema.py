@@ -28,7 +28,7 @@ VOTE_COLUMNS = (
     "weight",
 )
 # Per-side style counts (docs/methods.md §11) a votes frame carries besides len_a/len_b when the file gives
-# them or its answer texts: kept at load for scheme ``style``; not stored (yet).
+# them or its answer texts: kept at load for scheme ``style`` and stored with the votes (store schema v4).
 STYLE_COUNT_COLUMNS = ("headers_a", "headers_b", "lists_a", "lists_b", "bold_a", "bold_b")
 # What ``evalboard rank --scheme style --features`` accepts, and its default.
 STYLE_FEATURE_CHOICES = ("length", "headers", "lists", "bold", "position")
