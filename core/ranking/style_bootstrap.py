@@ -5,11 +5,18 @@ resampling n votes is then a multinomial draw of counts over the distinct rows (
 over BT cells), so each replicate is a set of replicate weights on the same rows. Counts must be whole
 numbers of votes.
 
-Each replicate is refitted to the same tolerance as the full fit, warm-started at the full estimate, by
-the chord method: Newton steps with the full data's Hessian H₀, which a replicate's Hessian matches to
-O(1/√n), so each step shrinks the error by that factor while costing one gradient pass instead of a
-Hessian. A replicate whose steps do not settle, or whose win graph loses strong connectivity (then
-fitted with the docs/methods.md §2 prior and counted), is refitted by full Newton.
+Each replicate is refitted to convergence on the same penalised objective, warm-started at the full
+estimate, by the chord method: Newton steps with the full data's Hessian H₀, which a replicate's Hessian
+matches to O(1/√n), so each step shrinks the error by that factor while costing one gradient pass instead
+of a Hessian; it stops, as the full fit does, after a step below 1e-7. A replicate whose steps do not
+settle, or whose win graph loses strong connectivity (then fitted with the docs/methods.md §2 prior and
+counted), is refitted by full Newton.
+
+Speed (docs/methods.md §11): the replicates are drawn one by one from one generator (so a seed gives the
+same replicates whatever the chunking) and refitted :data:`CHUNK` at a time, their gradients computed
+together over the rows in pair order, block by block so that each block's (replicates × rows) arrays stay
+in the processor's cache. The first step needs no exponential: at the full estimate μ is the full fit's,
+so a replicate's gradient there is linear in its counts.
 """
 
 from __future__ import annotations
@@ -19,14 +26,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, strong_components
-from core.ranking.style_model import StyleRows, fit_rows, gradient, objective, win_graph
+from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, is_strongly_connected
+from core.ranking.style_model import StyleRows, fit_sorted
+from core.ranking.style_pairs import PairLayout, evaluate, linear_predictor, probability_and_softplus
 
 # A chord step shrinks the error by a factor of O(1/√(votes per pair)) (≈ 0.04 at a million votes over 50
 # models), so after a step below this the error left is ~1e-9 in θ (~1e-7 Elo): far below what a
 # percentile interval can resolve.
 CHORD_TOL = 1e-7
 CHORD_MAX_ITER = 50
+CHUNK = 32  # replicates refitted together
+BLOCK_CELLS = 1 << 16  # replicates × rows per block: ~0.5 MB per float64 array, well inside a core's cache
 
 
 @dataclass(frozen=True)
@@ -51,44 +61,170 @@ def collapse(rows: StyleRows) -> StyleRows:
                      rows.weight[first], np.asfortranarray(rows.z[first]), rows.n_models)
 
 
+@dataclass(frozen=True)
+class _Block:
+    """Rows start:stop of the pair layout; they cover groups first:last (the first and last maybe in part)."""
+
+    start: int
+    stop: int
+    first: int
+    last: int
+    starts: np.ndarray  # the covered groups' first rows, relative to ``start``
+    sizes: np.ndarray  # the covered groups' rows inside the block
+
+
+def _blocks(pairs: PairLayout, rows_per_block: int) -> list[_Block]:
+    n = len(pairs.y)
+    ends = pairs.starts + pairs.sizes
+    blocks = []
+    for start in range(0, n, rows_per_block):
+        stop = min(start + rows_per_block, n)
+        first = int(np.searchsorted(ends, start, side="right"))
+        last = int(np.searchsorted(pairs.starts, stop, side="left"))
+        lo = np.maximum(pairs.starts[first:last], start)
+        hi = np.minimum(ends[first:last], stop)
+        blocks.append(_Block(start, stop, first, last, lo - start, hi - lo))
+    return blocks
+
+
+class _Replicates:
+    """The full fit's quantities every replicate's refit shares, and the batched chord steps."""
+
+    def __init__(self, pairs: PairLayout, cw: np.ndarray, weight: np.ndarray, estimate: np.ndarray, penalty: float,
+                 prior: float):
+        self.pairs, self.weight, self.estimate, self.penalty, self.prior = pairs, weight, estimate, penalty, prior
+        self.unit_weight = bool(np.all(weight == 1.0))
+        k, size = pairs.n_models, len(estimate)
+        self.free = np.arange(size) if prior > 0 else np.arange(1, size)
+        hess = evaluate(pairs, estimate, cw, penalty, prior)[2]  # H₀: the full data's, at the full estimate
+        self.h0_inv = np.linalg.inv(-hess[np.ix_(self.free, self.free)])
+        # residual at the full estimate: a replicate's score there is Σ counts · weight (y − μ₀) x, linear in counts
+        self.residual0 = weight * (pairs.y - probability_and_softplus(linear_predictor(pairs, estimate[:k],
+                                                                                       estimate[k:]))[0])
+        self.blocks = _blocks(pairs, max(BLOCK_CELLS // CHUNK, 1))
+
+    def first_pass(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gradients at the full estimate of replicates with these counts (R × rows, layout order), and each
+        replicate's win-graph edges W[i, j] > 0."""
+        pairs, k = self.pairs, self.pairs.n_models
+        r = len(counts)
+        score_groups, won, total = (np.zeros((r, len(pairs.starts))) for _ in range(3))
+        score_z = np.zeros((r, pairs.zt.shape[0]))
+        for block in self.blocks:
+            sl, gs = slice(block.start, block.stop), slice(block.first, block.last)
+            cw = counts[:, sl] if self.unit_weight else counts[:, sl] * self.weight[sl]
+            total[:, gs] += np.add.reduceat(cw, block.starts, axis=1, dtype=np.float64)
+            won[:, gs] += np.add.reduceat(cw * pairs.y[sl], block.starts, axis=1)
+            g = counts[:, sl] * self.residual0[sl]
+            score_groups[:, gs] += np.add.reduceat(g, block.starts, axis=1)
+            score_z += g @ pairs.zt[:, sl].T
+        pair = pairs.group_left * k + pairs.group_right
+        reverse = pairs.group_right * k + pairs.group_left
+        edges = np.zeros((r, k * k))
+        for i in range(r):
+            edges[i] = np.bincount(pair, won[i], k * k) + np.bincount(reverse, total[i] - won[i], k * k)
+        grad = self._finish(score_groups, score_z, np.tile(self.estimate, (r, 1)))
+        return grad, edges.reshape(r, k, k) > 0
+
+    def gradients(self, counts: np.ndarray, which: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Gradients of the penalised objective of replicates ``counts[which]`` at their current b (R × size)."""
+        pairs, k = self.pairs, self.pairs.n_models
+        r = len(which)
+        minus_delta = b[:, pairs.group_right] - b[:, pairs.group_left]
+        beta = b[:, k:]
+        score_groups = np.zeros((r, len(pairs.starts)))
+        score_z = np.zeros((r, pairs.zt.shape[0]))
+        with np.errstate(over="ignore"):  # e^−η = inf for η < −709 gives μ = 0, as it should
+            for block in self.blocks:
+                sl, gs = slice(block.start, block.stop), slice(block.first, block.last)
+                t = np.repeat(minus_delta[:, gs], block.sizes, axis=1)
+                t -= beta @ pairs.zt[:, sl]  # −η
+                np.exp(t, out=t)
+                t += 1.0
+                np.reciprocal(t, out=t)  # μ
+                np.subtract(pairs.y[sl], t, out=t)
+                t *= counts[which, sl]
+                if not self.unit_weight:
+                    t *= self.weight[sl]  # g = count · weight · (y − μ)
+                score_groups[:, gs] += np.add.reduceat(t, block.starts, axis=1)
+                score_z += t @ pairs.zt[:, sl].T
+        return self._finish(score_groups, score_z, b)
+
+    def _finish(self, score_groups: np.ndarray, score_z: np.ndarray, b: np.ndarray) -> np.ndarray:
+        k, r = self.pairs.n_models, len(b)
+        offset = (np.arange(r) * k)[:, None]  # one bincount for all replicates: replicate i's models at i·K + model
+        by_model = (np.bincount((offset + self.pairs.group_left).ravel(), score_groups.ravel(), r * k)
+                    - np.bincount((offset + self.pairs.group_right).ravel(), score_groups.ravel(), r * k))
+        grad = np.concatenate([by_model.reshape(r, k), score_z - self.penalty * b[:, k:]], axis=1)
+        if self.prior > 0:
+            grad[:, :k] += self.prior * (1.0 - 2.0 * 0.5 * (1.0 + np.tanh(0.5 * b[:, :k])))
+        return grad
+
+    def chords(self, counts: np.ndarray, which: np.ndarray, first_grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Chord iterations for replicates ``counts[which]`` from the full estimate: (b, settled) per replicate."""
+        r = len(which)
+        b = np.tile(self.estimate, (r, 1))
+        settled = np.zeros(r, dtype=bool)
+        active = np.arange(r)
+        grad = first_grad
+        for _ in range(CHORD_MAX_ITER):
+            step = grad[:, self.free] @ self.h0_inv
+            b[np.ix_(active, self.free)] += step
+            finite = np.isfinite(b[active]).all(axis=1)
+            done = finite & (np.abs(step).max(axis=1) < CHORD_TOL)
+            settled[active[done]] = True
+            active = active[~done & finite]
+            if not active.size:
+                break
+            grad = self.gradients(counts, which[active], b[active])
+        return b, settled
+
+
 def bootstrap(rows: StyleRows, estimate: np.ndarray, penalty: float, prior: float, replicates: int,
               seed: int) -> StyleReplicates:
     """``replicates`` refits on multinomial resamples of the votes (a fresh ``default_rng(seed)``)."""
     distinct = collapse(rows)
+    pairs = distinct.pairs
     # Resampling n votes = n uniform draws over the votes, each mapped to its distinct row: exactly a
     # multinomial(n, count/n) over the rows, and ~10× cheaper than rng.multinomial over a million rows.
-    row_of_vote = np.repeat(np.arange(len(distinct.count)), np.round(distinct.count).astype(np.int64))
-    n_votes = len(row_of_vote)
-    k, size = rows.n_models, len(estimate)
-    free = np.arange(size) if prior > 0 else np.arange(1, size)
-    h0 = -objective(distinct, estimate, penalty, prior)[2][np.ix_(free, free)]
-    h0_inv = np.linalg.inv(h0)
+    # The votes are numbered row by row (row j's votes are one run), so a row's draw is the sum over its run
+    # of the votes' draws; then the rows are put in pair order.
+    n_distinct = len(distinct.count)
+    votes_per_row = np.round(distinct.count).astype(np.int64)
+    n_votes = int(votes_per_row.sum())
+    voted = np.flatnonzero(votes_per_row > 0)
+    first_vote = (np.cumsum(votes_per_row) - votes_per_row)[voted]
+    one_vote_each = bool(np.all(votes_per_row == 1))
+    k = rows.n_models
+    weight = pairs.sort(distinct.weight)
+    shared = _Replicates(pairs, pairs.sort(distinct.cw), weight, np.asarray(estimate, dtype=np.float64), penalty, prior)
     rng = np.random.default_rng(seed)
-    out = np.empty((replicates, size))
+    out = np.empty((replicates, len(estimate)))
     nonidentifiable = fallbacks = 0
-    for r in range(replicates):
-        drawn = np.bincount(row_of_vote[rng.integers(0, n_votes, n_votes)], minlength=len(distinct.count))
-        cw = drawn * distinct.weight
-        replicate_prior = prior
-        if prior == 0 and strong_components(win_graph(distinct, cw)) != 1:
-            replicate_prior, nonidentifiable = NONIDENTIFIABLE_PRIOR, nonidentifiable + 1
-        b = None if replicate_prior != prior else _chord(distinct, estimate, free, h0_inv, penalty, prior, cw)
-        if b is None:
-            fallbacks += replicate_prior == prior
-            b = fit_rows(distinct, penalty, replicate_prior, cw=cw, start=estimate)[0]
-        b[:k] -= b[:k].mean()
-        out[r] = b
+    # counts of votes per row, two bytes each while they fit (a row holding c votes draws ~Poisson(c) of them)
+    counts = np.empty((min(CHUNK, replicates), n_distinct), dtype=np.uint16)
+    for first in range(0, replicates, CHUNK):
+        r = min(CHUNK, replicates - first)
+        for i in range(r):
+            drawn = np.bincount(rng.integers(0, n_votes, n_votes), minlength=n_votes)
+            if not one_vote_each:
+                by_row = np.zeros(n_distinct, dtype=np.int64)
+                by_row[voted] = np.add.reduceat(drawn, first_vote)
+                drawn = by_row
+            if counts.dtype == np.uint16 and drawn.max() > np.iinfo(np.uint16).max:
+                counts = counts.astype(np.float64)
+            # into pair order: random reads, so from the two-byte copy, which stays in cache
+            np.take(drawn.astype(counts.dtype), pairs.order, out=counts[i])
+        grad, edges = shared.first_pass(counts[:r])
+        connected = np.array([prior > 0 or is_strongly_connected(e) for e in edges])
+        b, settled = shared.chords(counts, np.flatnonzero(connected), grad[connected])
+        out[first:first + r][connected] = b
+        newton = ~connected
+        newton[np.flatnonzero(connected)[~settled]] = True
+        for i in np.flatnonzero(newton):
+            replicate_prior = prior if connected[i] else NONIDENTIFIABLE_PRIOR
+            nonidentifiable += not connected[i]
+            fallbacks += bool(connected[i])
+            out[first + i] = fit_sorted(pairs, counts[i] * weight, penalty, replicate_prior, start=estimate)[0]
+    out[:, :k] -= out[:, :k].mean(axis=1, keepdims=True)
     return StyleReplicates(out, replicates, seed, nonidentifiable, fallbacks)
-
-
-def _chord(rows: StyleRows, start: np.ndarray, free: np.ndarray, h0_inv: np.ndarray, penalty: float, prior: float,
-           cw: np.ndarray) -> np.ndarray | None:
-    b = start.copy()
-    for _ in range(CHORD_MAX_ITER):
-        step = h0_inv @ gradient(rows, b, penalty, prior, cw)[free]
-        b[free] += step
-        if not np.all(np.isfinite(b)):
-            return None
-        if np.abs(step).max() < CHORD_TOL:
-            return b
-    return None
