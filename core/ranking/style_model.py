@@ -62,8 +62,8 @@ MAX_STEP = 5.0  # cap on |Δ| per Newton step, so a cold start cannot overshoot 
 MAX_HALVINGS = 60
 
 __all__ = ["DEFAULT_PENALTY", "POSITION", "STYLE_FEATURES", "ConvergenceError", "StyleDesign", "StyleInputError",
-           "StyleRows", "fit_rows", "fit_sorted", "gradient", "objective", "sandwich", "style_design", "style_rows",
-           "win_graph"]
+           "StyleRows", "fit_rows", "fit_sorted", "fit_with_sandwich", "gradient", "objective", "sandwich",
+           "style_design", "style_rows", "win_graph"]
 
 
 class StyleInputError(EvalBoardError, ValueError):
@@ -215,6 +215,19 @@ def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | N
 def fit_sorted(pairs: PairLayout, cw: np.ndarray, penalty: float = DEFAULT_PENALTY, prior: float | None = None, *,
                start=None, tol: float = NEWTON_TOL, max_iter: int = NEWTON_MAX_ITER) -> tuple[np.ndarray, float, int]:
     """:func:`fit_rows` on rows already in pair order (``cw`` in that order)."""
+    return _newton(pairs, cw, penalty, prior, start, tol, max_iter)[:3]
+
+
+def fit_with_sandwich(rows: StyleRows, penalty: float = DEFAULT_PENALTY) -> tuple[np.ndarray, float, int, np.ndarray]:
+    """:func:`fit_rows` and :func:`sandwich` at its estimate: (b, prior, iterations, covariance). The Newton
+    iteration's last Hessian is the bread, unless the prior (which sees θ's level) was needed."""
+    pairs = rows.pairs
+    b, prior, iterations, hess = _newton(pairs, pairs.sort(rows.cw), penalty, None, None, NEWTON_TOL, NEWTON_MAX_ITER)
+    return b, prior, iterations, sandwich(rows, b, penalty, prior, hess if prior == 0 else None)
+
+
+def _newton(pairs: PairLayout, cw: np.ndarray, penalty: float, prior: float | None, start, tol: float,
+            max_iter: int) -> tuple[np.ndarray, float, int, np.ndarray]:
     if not (np.isfinite(penalty) and penalty >= 0):
         raise StyleInputError(f"`penalty` must be a non-negative number, got {penalty!r}")
     if prior is None:
@@ -239,7 +252,7 @@ def fit_sorted(pairs: PairLayout, cw: np.ndarray, penalty: float = DEFAULT_PENAL
         value, grad, hess = trial  # the next iteration starts from the accepted point's derivatives
         if full_step and np.abs(step).max() < tol:
             b[:k] -= b[:k].mean()
-            return b, prior, iteration
+            return b, prior, iteration, hess
     raise ConvergenceError(f"the style-controlled fit did not converge to tol={tol} (with penalty {penalty:g} "
                            "the features may separate the outcomes)", max_iter)
 
@@ -256,12 +269,14 @@ def gradient(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw: n
     return evaluate(pairs, b, pairs.sort(cw), penalty, prior, hessian=False)[1]
 
 
-def sandwich(rows: StyleRows, b: np.ndarray, penalty: float, prior: float) -> np.ndarray:
+def sandwich(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, hessian: np.ndarray | None = None
+             ) -> np.ndarray:
     """Covariance of (θ, β) at the estimate b: H⁻¹ J H⁻¹, H the negative Hessian of the penalised
-    objective, J = Σ_votes w²(y − μ)² x xᵀ (a row of count c holds c votes with the same score). θ is
-    reported with Σθ = 0, so the covariance is that of the centred θ."""
+    objective (``hessian``: the objective's Hessian at b when the caller has it), J = Σ_votes w²(y − μ)² x xᵀ
+    (a row of count c holds c votes with the same score). θ is reported with Σθ = 0, so the covariance is
+    that of the centred θ."""
     k, p, pairs = rows.n_models, rows.z.shape[1], rows.pairs
-    _, _, hess = evaluate(pairs, b, pairs.sort(rows.cw), penalty, prior)
+    hess = evaluate(pairs, b, pairs.sort(rows.cw), penalty, prior)[2] if hessian is None else hessian
     mu = probability_and_softplus(linear_predictor(pairs, b[:k], b[k:]))[0]
     meat = information(pairs, pairs.sort(rows.count * rows.weight ** 2) * (pairs.y - mu) ** 2)
     free = np.arange(k + p) if prior > 0 else np.arange(1, k + p)

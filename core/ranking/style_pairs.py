@@ -61,10 +61,10 @@ def pair_layout(left: np.ndarray, right: np.ndarray, y: np.ndarray, z: np.ndarra
     pair = left * k + right
     # the pair index fits 16 bits for up to 256 models, where numpy's stable sort is a radix sort
     order = np.argsort(pair.astype(np.uint16) if k * k <= 1 << 16 else pair, kind="stable")
-    sorted_pair = pair[order]
-    starts = np.flatnonzero(np.r_[True, sorted_pair[1:] != sorted_pair[:-1]])
-    sizes = np.diff(np.r_[starts, len(order)])
-    group_pair = sorted_pair[starts]
+    per_pair = np.bincount(pair, minlength=k * k)
+    group_pair = np.flatnonzero(per_pair)
+    sizes = per_pair[group_pair]
+    starts = np.cumsum(sizes) - sizes
     z = np.asarray(z, dtype=np.float64)
     zt = np.empty((z.shape[1], len(order)))
     for j in range(z.shape[1]):  # column by column: one contiguous gather each
