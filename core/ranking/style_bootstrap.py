@@ -21,21 +21,27 @@ so a replicate's gradient there is linear in its counts.
 
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, is_strongly_connected
-from core.ranking.style_model import StyleRows, fit_sorted
+from core.ranking.style_model import NEWTON_TOL, StyleRows, fit_sorted
 from core.ranking.style_pairs import PairLayout, evaluate, linear_predictor, probability_and_softplus
 
-# A chord step shrinks the error by a factor of O(1/√(votes per pair)) (≈ 0.04 at a million votes over 50
-# models), so after a step below this the error left is ~1e-9 in θ (~1e-7 Elo): far below what a
-# percentile interval can resolve.
-CHORD_TOL = 1e-7
+# A chord step shrinks the error by a factor ρ of O(1/√(votes per pair)) (≈ 0.03 at a million votes over 50
+# models; up to ~0.5 on a few hundred votes). The distance left to the replicate's own maximiser after a step
+# s is about ρ·|s|/(1 − ρ), with ρ estimated by the ratio of the last two steps; the refit stops once that
+# is below CHORD_TOL and the step itself below the full fit's Newton tolerance. Each replicate is thus its
+# maximiser to ~1e-9 in θ and β (~2e-7 Elo), as a Newton refit would be.
+CHORD_TOL = 5e-9
 CHORD_MAX_ITER = 50
 CHUNK = 32  # replicates refitted together
+WORKERS = 2
+PARALLEL_MIN_CELLS = 50_000_000  # replicates × distinct rows: below this, starting processes costs more than it saves
 BLOCK_CELLS = 1 << 16  # replicates × rows per block: ~0.5 MB per float64 array, well inside a core's cache
 
 
@@ -167,13 +173,19 @@ class _Replicates:
         settled = np.zeros(r, dtype=bool)
         active = np.arange(r)
         grad = first_grad
+        last = np.full(r, np.inf)  # size of each active replicate's previous step
         for _ in range(CHORD_MAX_ITER):
             step = grad[:, self.free] @ self.h0_inv
             b[np.ix_(active, self.free)] += step
             finite = np.isfinite(b[active]).all(axis=1)
-            done = finite & (np.abs(step).max(axis=1) < CHORD_TOL)
+            size = np.abs(step).max(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rho = np.where(np.isfinite(last), size / last, 0.5)  # 0.5 until two steps show the rate
+                left = rho * size / (1.0 - rho)
+            done = finite & (size < NEWTON_TOL) & (rho < 0.9) & (left < CHORD_TOL)
             settled[active[done]] = True
-            active = active[~done & finite]
+            keep = ~done & finite
+            active, last = active[keep], size[keep]
             if not active.size:
                 break
             grad = self.gradients(counts, which[active], b[active])
@@ -181,50 +193,125 @@ class _Replicates:
 
 
 def bootstrap(rows: StyleRows, estimate: np.ndarray, penalty: float, prior: float, replicates: int,
-              seed: int) -> StyleReplicates:
-    """``replicates`` refits on multinomial resamples of the votes (a fresh ``default_rng(seed)``)."""
+              seed: int, workers: int | None = None) -> StyleReplicates:
+    """``replicates`` refits on multinomial resamples of the votes (a fresh ``default_rng(seed)``).
+
+    ``workers`` processes share the chunks of replicates (default: :data:`WORKERS` when the job is large
+    and the system can fork, else 1); the replicates are the same whatever the number."""
     distinct = collapse(rows)
     pairs = distinct.pairs
-    # Resampling n votes = n uniform draws over the votes, each mapped to its distinct row: exactly a
-    # multinomial(n, count/n) over the rows, and ~10× cheaper than rng.multinomial over a million rows.
-    # The votes are numbered row by row (row j's votes are one run), so a row's draw is the sum over its run
-    # of the votes' draws; then the rows are put in pair order.
-    n_distinct = len(distinct.count)
-    votes_per_row = np.round(distinct.count).astype(np.int64)
-    n_votes = int(votes_per_row.sum())
-    voted = np.flatnonzero(votes_per_row > 0)
-    first_vote = (np.cumsum(votes_per_row) - votes_per_row)[voted]
-    one_vote_each = bool(np.all(votes_per_row == 1))
-    k = rows.n_models
-    weight = pairs.sort(distinct.weight)
-    shared = _Replicates(pairs, pairs.sort(distinct.cw), weight, np.asarray(estimate, dtype=np.float64), penalty, prior)
-    rng = np.random.default_rng(seed)
+    job = _Job(_Draws.of(distinct), _Replicates(pairs, pairs.sort(distinct.cw), pairs.sort(distinct.weight),
+                                                np.asarray(estimate, dtype=np.float64), penalty, prior),
+               replicates, seed)
+    if workers is None:
+        large = replicates * len(distinct.count) >= PARALLEL_MIN_CELLS and replicates > CHUNK
+        workers = WORKERS if large and "fork" in mp.get_all_start_methods() and (os.cpu_count() or 1) > 1 else 1
+    workers = max(1, min(int(workers), -(-replicates // CHUNK)))
+    if workers == 1:
+        parts = [_share(job, 0, 1)]
+    else:
+        global _FORKED_JOB
+        _FORKED_JOB = job  # the forked workers inherit it: nothing large is pickled
+        try:
+            with mp.get_context("fork").Pool(workers) as pool:
+                parts = pool.starmap(_forked_share, [(share, workers) for share in range(workers)])
+        finally:
+            _FORKED_JOB = None
     out = np.empty((replicates, len(estimate)))
+    for which, b, _, _ in parts:
+        out[which] = b
+    k = rows.n_models
+    out[:, :k] -= out[:, :k].mean(axis=1, keepdims=True)
+    return StyleReplicates(out, replicates, seed, sum(p[2] for p in parts), sum(p[3] for p in parts))
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """Resampling n votes = n uniform draws over the votes, each mapped to its distinct row: exactly a
+    multinomial(n, count/n) over the rows, and ~10× cheaper than rng.multinomial over a million rows.
+    The votes are numbered row by row (row j's votes are one run), so a row's draw is the sum over its run
+    of the votes' draws; then the rows are put in pair order."""
+
+    n_votes: int
+    n_rows: int
+    voted: np.ndarray = field(repr=False)  # rows holding at least one vote
+    first_vote: np.ndarray = field(repr=False)  # of each row in ``voted``
+    one_vote_each: bool
+    order: np.ndarray = field(repr=False)  # the pair layout's order of the rows
+
+    @classmethod
+    def of(cls, distinct: StyleRows) -> _Draws:
+        votes_per_row = np.round(distinct.count).astype(np.int64)
+        voted = np.flatnonzero(votes_per_row > 0)
+        return cls(int(votes_per_row.sum()), len(votes_per_row), voted,
+                   (np.cumsum(votes_per_row) - votes_per_row)[voted], bool(np.all(votes_per_row == 1)),
+                   distinct.pairs.order)
+
+    def skip(self, rng: np.random.Generator) -> None:
+        """Advance the generator past one replicate's draws (another worker fits that replicate)."""
+        rng.integers(0, self.n_votes, self.n_votes)
+
+    def draw(self, rng: np.random.Generator, counts: np.ndarray, i: int) -> np.ndarray:
+        """One replicate's vote counts per row, in pair order, into ``counts[i]``; returns ``counts`` (widened
+        to float64 if a count does not fit its two bytes)."""
+        drawn = np.bincount(rng.integers(0, self.n_votes, self.n_votes), minlength=self.n_votes)
+        if not self.one_vote_each:
+            by_row = np.zeros(self.n_rows, dtype=np.int64)
+            by_row[self.voted] = np.add.reduceat(drawn, self.first_vote)
+            drawn = by_row
+        if counts.dtype == np.uint16 and drawn.max() > np.iinfo(np.uint16).max:
+            counts = counts.astype(np.float64)
+        # into pair order: random reads, so from the two-byte copy, which stays in cache
+        np.take(drawn.astype(counts.dtype), self.order, out=counts[i])
+        return counts
+
+
+@dataclass(frozen=True)
+class _Job:
+    draws: _Draws
+    shared: _Replicates
+    replicates: int
+    seed: int
+
+
+_FORKED_JOB: _Job | None = None
+
+
+def _forked_share(share: int, shares: int):
+    return _share(_FORKED_JOB, share, shares)
+
+
+def _share(job: _Job, share: int, shares: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Chunks ``share``, ``share + shares``, … of the replicates: (their indices, their b, non-identifiable,
+    Newton fallbacks). Every worker replays the one generator's stream, drawing only its own chunks."""
+    shared, draws, prior = job.shared, job.draws, job.shared.prior
+    rng = np.random.default_rng(job.seed)
+    which, estimates = [], []
     nonidentifiable = fallbacks = 0
     # counts of votes per row, two bytes each while they fit (a row holding c votes draws ~Poisson(c) of them)
-    counts = np.empty((min(CHUNK, replicates), n_distinct), dtype=np.uint16)
-    for first in range(0, replicates, CHUNK):
-        r = min(CHUNK, replicates - first)
+    counts = np.empty((min(CHUNK, job.replicates), draws.n_rows), dtype=np.uint16)
+    for chunk, first in enumerate(range(0, job.replicates, CHUNK)):
+        r = min(CHUNK, job.replicates - first)
+        if chunk % shares != share:
+            for _ in range(r):
+                draws.skip(rng)
+            continue
         for i in range(r):
-            drawn = np.bincount(rng.integers(0, n_votes, n_votes), minlength=n_votes)
-            if not one_vote_each:
-                by_row = np.zeros(n_distinct, dtype=np.int64)
-                by_row[voted] = np.add.reduceat(drawn, first_vote)
-                drawn = by_row
-            if counts.dtype == np.uint16 and drawn.max() > np.iinfo(np.uint16).max:
-                counts = counts.astype(np.float64)
-            # into pair order: random reads, so from the two-byte copy, which stays in cache
-            np.take(drawn.astype(counts.dtype), pairs.order, out=counts[i])
+            counts = draws.draw(rng, counts, i)
         grad, edges = shared.first_pass(counts[:r])
         connected = np.array([prior > 0 or is_strongly_connected(e) for e in edges])
-        b, settled = shared.chords(counts, np.flatnonzero(connected), grad[connected])
-        out[first:first + r][connected] = b
+        out = np.empty((r, len(shared.estimate)))
+        out[connected], settled = shared.chords(counts, np.flatnonzero(connected), grad[connected])
         newton = ~connected
         newton[np.flatnonzero(connected)[~settled]] = True
         for i in np.flatnonzero(newton):
             replicate_prior = prior if connected[i] else NONIDENTIFIABLE_PRIOR
             nonidentifiable += not connected[i]
             fallbacks += bool(connected[i])
-            out[first + i] = fit_sorted(pairs, counts[i] * weight, penalty, replicate_prior, start=estimate)[0]
-    out[:, :k] -= out[:, :k].mean(axis=1, keepdims=True)
-    return StyleReplicates(out, replicates, seed, nonidentifiable, fallbacks)
+            out[i] = fit_sorted(shared.pairs, counts[i] * shared.weight, shared.penalty, replicate_prior,
+                                start=shared.estimate)[0]
+        which.append(np.arange(first, first + r))
+        estimates.append(out)
+    size = len(shared.estimate)
+    return (np.concatenate(which) if which else np.zeros(0, dtype=np.int64),
+            np.concatenate(estimates) if estimates else np.zeros((0, size)), nonidentifiable, fallbacks)
