@@ -8,15 +8,18 @@ numbers of votes.
 Each replicate is refitted to convergence on the same penalised objective, warm-started at the full
 estimate, by the chord method: Newton steps with the full data's Hessian H₀, which a replicate's Hessian
 matches to O(1/√n), so each step shrinks the error by that factor while costing one gradient pass instead
-of a Hessian; it stops, as the full fit does, after a step below 1e-7. A replicate whose steps do not
-settle, or whose win graph loses strong connectivity (then fitted with the docs/methods.md §2 prior and
-counted), is refitted by full Newton.
+of a Hessian; it stops once the step is below the full fit's tolerance and the distance left to the
+replicate's maximiser (estimated from the rate of the last two steps) below :data:`CHORD_TOL`. A replicate
+whose steps do not settle, or whose win graph loses strong connectivity (then fitted with the
+docs/methods.md §2 prior and counted), is refitted by full Newton.
 
-Speed (docs/methods.md §11): the replicates are drawn one by one from one generator (so a seed gives the
-same replicates whatever the chunking) and refitted :data:`CHUNK` at a time, their gradients computed
-together over the rows in pair order, block by block so that each block's (replicates × rows) arrays stay
-in the processor's cache. The first step needs no exponential: at the full estimate μ is the full fit's,
-so a replicate's gradient there is linear in its counts.
+Speed (docs/methods.md §11): the replicates are drawn one by one from one generator and refitted
+:data:`CHUNK` at a time, their gradients computed together over the rows in pair order, block by block so
+that each block's (replicates × rows) arrays stay in the processor's cache. The first step needs no
+exponential: at the full estimate μ is the full fit's, so a replicate's gradient there is linear in its
+counts. Large jobs are shared by :data:`WORKERS` forked processes, chunk by chunk; each replays the
+generator's whole stream and keeps its own chunks' draws, so a seed gives the same replicates whatever the
+chunking and the number of processes.
 """
 
 from __future__ import annotations
