@@ -50,9 +50,23 @@ def cpu_seconds() -> float:
     return time.process_time() + children.ru_utime + children.ru_stime
 
 
-def timed(fn):
-    wall, cpu = time.perf_counter(), cpu_seconds()
+def cpu_wait_seconds() -> float:
+    """Time this process's threads spent runnable but waiting for a core (Linux /proc schedstat; else 0):
+    on a shared machine, most of the gap between wall-clock and CPU time."""
+    total = 0.0
+    for stat in Path("/proc/self/task").glob("*/schedstat"):
+        try:
+            total += int(stat.read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def timed(fn, waits: list | None = None):
+    wall, cpu, wait = time.perf_counter(), cpu_seconds(), cpu_wait_seconds()
     out = fn()
+    if waits is not None:
+        waits.append(cpu_wait_seconds() - wait)
     return out, time.perf_counter() - wall, cpu_seconds() - cpu
 
 
@@ -149,12 +163,15 @@ def synthetic_votes(n: int, k: int, seed: int = 0):
 def speed(n: int, k: int, repeats: int, replicates: int, boot_repeats: int, peers: bool) -> dict:
     left, right, y, sides, d = synthetic_votes(n, k)
     models = [f"m{i:04d}" for i in range(k)]
-    runs = [timed(lambda: fit_style(left, right, y, sides, models)) for _ in range(repeats)]
+    waits: list[float] = []
+    runs = [timed(lambda: fit_style(left, right, y, sides, models), waits) for _ in range(repeats)]
     fit = runs[-1][0]
     report = {"votes": n, "models": k, "fit_sandwich_s": statistics.median(r[1] for r in runs),
-              "fit_sandwich_cpu_s": statistics.median(r[2] for r in runs), "fit_times_s": [r[1] for r in runs]}
+              "fit_sandwich_cpu_s": statistics.median(r[2] for r in runs), "fit_times_s": [r[1] for r in runs],
+              "fit_cpu_wait_s": statistics.median(waits), "load_average_before": os.getloadavg()}
     print(f"\n== speed: {n:,} votes, {k} models, 4 features ==")
-    print(f"  fit + sandwich: median {report['fit_sandwich_s']:.2f} s (cpu {report['fit_sandwich_cpu_s']:.2f} s)")
+    print(f"  fit + sandwich: median {report['fit_sandwich_s']:.2f} s (cpu {report['fit_sandwich_cpu_s']:.2f} s; "
+          f"waiting for a core {report['fit_cpu_wait_s']:.2f} s; load average {os.getloadavg()[0]:.1f})")
     boots = [timed(lambda: fit_style(left, right, y, sides, models, interval="bootstrap", replicates=replicates))
              for _ in range(boot_repeats)]
     wall, cpu = statistics.median(r[1] for r in boots), statistics.median(r[2] for r in boots)
