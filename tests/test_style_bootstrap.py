@@ -5,6 +5,8 @@ replicates that lose strong connectivity, several chunks, and two worker process
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,22 @@ def test_large_jobs_use_the_workers_small_ones_do_not(monkeypatch):
     estimate, prior, _ = fit_rows(rows, 1.0)
     bootstrap(rows, estimate, 1.0, prior, 10, seed=0)
     assert used == [1]
+
+
+def test_a_worker_that_dies_has_its_share_redone_and_an_error_is_raised_as_in_one_process(monkeypatch):
+    rows = messy_rows(6)
+    estimate, prior, _ = fit_rows(rows, 1.0)
+    one = bootstrap(rows, estimate, 1.0, prior, CHUNK + 3, seed=4, workers=1)
+    parent, share = os.getpid(), style_bootstrap._share
+    monkeypatch.setattr(style_bootstrap, "_share", lambda job, *a: os._exit(3) if os.getpid() != parent
+                        else share(job, *a))
+    np.testing.assert_array_equal(bootstrap(rows, estimate, 1.0, prior, CHUNK + 3, seed=4, workers=2).b, one.b)
+
+    def failing(job, index, shares):
+        if index == 1:
+            raise ValueError("replicate chunk 1 failed")
+        return share(job, index, shares)
+
+    monkeypatch.setattr(style_bootstrap, "_share", failing)
+    with pytest.raises(ValueError, match="chunk 1 failed"):
+        bootstrap(rows, estimate, 1.0, prior, CHUNK + 3, seed=4, workers=2)

@@ -213,16 +213,9 @@ def bootstrap(rows: StyleRows, estimate: np.ndarray, penalty: float, prior: floa
         large = replicates * len(distinct.count) >= PARALLEL_MIN_CELLS and replicates > CHUNK
         workers = WORKERS if large and "fork" in mp.get_all_start_methods() and (os.cpu_count() or 1) > 1 else 1
     workers = max(1, min(int(workers), -(-replicates // CHUNK)))
-    if workers == 1:
-        parts = [_share(job, 0, 1)]
-    else:
-        global _FORKED_JOB
-        _FORKED_JOB = job  # the forked workers inherit it: nothing large is pickled
-        try:
-            with mp.get_context("fork").Pool(workers) as pool:
-                parts = pool.starmap(_forked_share, [(share, workers) for share in range(workers)])
-        finally:
-            _FORKED_JOB = None
+    if mp.current_process().daemon:  # a daemonic process (a pool's worker) may not start processes
+        workers = 1
+    parts = _shares_in_processes(job, workers) if workers > 1 else [_share(job, 0, 1)]
     out = np.empty((replicates, len(estimate)))
     for which, b, _, _ in parts:
         out[which] = b
@@ -280,11 +273,36 @@ class _Job:
     seed: int
 
 
-_FORKED_JOB: _Job | None = None
+def _shares_in_processes(job: _Job, shares: int) -> list[tuple[np.ndarray, np.ndarray, int, int]]:
+    """Share 0 here, the others in forked children (which inherit ``job``: nothing large is pickled; only
+    their small results come back). A child that fails or dies has its share redone here, so an error is
+    raised as in one process."""
+    context = mp.get_context("fork")
+    children = []
+    for share in range(1, shares):
+        receive, send = context.Pipe(duplex=False)
+        child = context.Process(target=_send_share, args=(send, job, share, shares), daemon=True)
+        child.start()
+        send.close()
+        children.append((share, receive, child))
+    parts = [_share(job, 0, shares)]
+    for share, receive, child in children:
+        try:
+            part = receive.recv()
+        except EOFError:
+            part = None
+        child.join()
+        parts.append(part if part is not None else _share(job, share, shares))
+    return parts
 
 
-def _forked_share(share: int, shares: int):
-    return _share(_FORKED_JOB, share, shares)
+def _send_share(send, job: _Job, share: int, shares: int) -> None:
+    try:
+        send.send(_share(job, share, shares))
+    except Exception:  # the parent redoes this share and raises the error itself
+        send.send(None)
+    finally:
+        send.close()
 
 
 def _share(job: _Job, share: int, shares: int) -> tuple[np.ndarray, np.ndarray, int, int]:
