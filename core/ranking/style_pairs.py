@@ -34,29 +34,20 @@ class PairLayout:
 
     def sort(self, values: np.ndarray) -> np.ndarray:
         """A per-row array (original order) in the layout's order."""
-        return np.asarray(values, dtype=np.float64)[self.order]
+        return np.take(np.asarray(values, dtype=np.float64), self.order)
 
     def group_sums(self, values: np.ndarray) -> np.ndarray:
         """Σ over the rows of each group, along the last axis (rows in the layout's order)."""
         return np.add.reduceat(values, self.starts, axis=-1)
 
     def model_sums(self, by_group: np.ndarray) -> np.ndarray:
-        """Per model: Σ over the groups it leads minus Σ over the groups it trails (last axis = groups)."""
+        """Per model: Σ over the groups it leads minus Σ over the groups it trails."""
         k = self.n_models
-        if by_group.ndim == 1:
-            return np.bincount(self.group_left, by_group, k) - np.bincount(self.group_right, by_group, k)
-        return by_group @ self.incidence
-
-    @property
-    def incidence(self) -> np.ndarray:
-        """(groups × K): +1 at the group's left model, −1 at its right model."""
-        m = np.zeros((len(self.starts), self.n_models))
-        m[np.arange(len(self.starts)), self.group_left] = 1.0
-        m[np.arange(len(self.starts)), self.group_right] = -1.0
-        return m
+        return np.bincount(self.group_left, by_group, k) - np.bincount(self.group_right, by_group, k)
 
 
 def pair_layout(left: np.ndarray, right: np.ndarray, y: np.ndarray, z: np.ndarray, n_models: int) -> PairLayout:
+    """The rows (model indices, scores y, features z as n × p) sorted by (left, right), stably."""
     k = int(n_models)
     pair = left * k + right
     # the pair index fits 16 bits for up to 256 models, where numpy's stable sort is a radix sort
@@ -69,7 +60,8 @@ def pair_layout(left: np.ndarray, right: np.ndarray, y: np.ndarray, z: np.ndarra
     zt = np.empty((z.shape[1], len(order)))
     for j in range(z.shape[1]):  # column by column: one contiguous gather each
         np.take(np.ascontiguousarray(z[:, j]), order, out=zt[j])
-    return PairLayout(order, starts, sizes, group_pair // k, group_pair % k, np.asarray(y, np.float64)[order], zt, k)
+    y_sorted = np.take(np.asarray(y, np.float64), order)
+    return PairLayout(order, starts, sizes, group_pair // k, group_pair % k, y_sorted, zt, k)
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:
