@@ -142,6 +142,8 @@ class _Replicates:
         """Gradients of the penalised objective of replicates ``counts[which]`` at their current b (R × size)."""
         pairs, k = self.pairs, self.pairs.n_models
         r = len(which)
+        if r and np.array_equal(which, np.arange(which[0], which[0] + r)):
+            which = slice(which[0], which[0] + r)  # a run of replicates: a view, no copy per block
         minus_delta = b[:, pairs.group_right] - b[:, pairs.group_left]
         beta = b[:, k:]
         score_groups = np.zeros((r, len(pairs.starts)))
