@@ -21,8 +21,7 @@ from core.ranking.style_model import (
     NEWTON_TOL,
     STYLE_FEATURES,
     StyleInputError,
-    fit_rows,
-    sandwich,
+    fit_with_sandwich,
     style_design,
     style_rows,
 )
@@ -96,8 +95,7 @@ def fit_style(left, right, y, sides: Mapping[str, tuple[Sequence[float], Sequenc
     rows = style_rows(left, right, y, design.z, len(models), weight=weight)
     k, p = len(models), len(design.names)
     anchor_at = _anchor_index(models, anchor)
-    b, prior, iterations = fit_rows(rows, penalty)
-    cov = sandwich(rows, b, penalty, prior)
+    b, prior, iterations, cov = fit_with_sandwich(rows, penalty)
     jac = np.eye(k) * ELO_SCALE
     if anchor_at is not None:
         jac[:, anchor_at] -= ELO_SCALE

@@ -36,11 +36,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from core.errors import EvalBoardError
 from core.ranking.bradley_terry import NONIDENTIFIABLE_PRIOR, ConvergenceError, strong_components
+from core.ranking.style_pairs import (
+    PairLayout,
+    evaluate,
+    information,
+    linear_predictor,
+    pair_layout,
+    probability_and_softplus,
+)
 
 STYLE_FEATURES = ("length", "headers", "lists", "bold")
 POSITION = "position"
@@ -53,7 +62,8 @@ MAX_STEP = 5.0  # cap on |Δ| per Newton step, so a cold start cannot overshoot 
 MAX_HALVINGS = 60
 
 __all__ = ["DEFAULT_PENALTY", "POSITION", "STYLE_FEATURES", "ConvergenceError", "StyleDesign", "StyleInputError",
-           "StyleRows", "fit_rows", "gradient", "objective", "sandwich", "style_design", "style_rows", "win_graph"]
+           "StyleRows", "fit_rows", "fit_sorted", "fit_with_sandwich", "gradient", "objective", "sandwich",
+           "style_design", "style_rows", "win_graph"]
 
 
 class StyleInputError(EvalBoardError, ValueError):
@@ -84,6 +94,11 @@ class StyleRows:
     weight: np.ndarray = field(repr=False)
     z: np.ndarray = field(repr=False)
     n_models: int
+
+    @cached_property
+    def pairs(self) -> PairLayout:
+        """The rows sorted by pair (built on first use, then kept): what every pass of the fit runs on."""
+        return pair_layout(self.left, self.right, self.y, self.z, self.n_models)
 
 
 def style_design(sides: Mapping[str, tuple[Sequence[float], Sequence[float]]], n_votes: int,
@@ -172,10 +187,17 @@ def style_rows(left, right, y, z, n_models: int, *, count=None, weight=None) -> 
 
 def win_graph(rows: StyleRows, cw: np.ndarray | None = None) -> np.ndarray:
     """W[i, j] = weight of i's (half) wins over j: a tie is half a win for each side."""
-    k, cw = rows.n_models, rows.cw if cw is None else cw
-    won = np.bincount(rows.left * k + rows.right, cw * rows.y, k * k)
-    lost = np.bincount(rows.right * k + rows.left, cw * (1 - rows.y), k * k)
-    return (won + lost).reshape(k, k)
+    pairs = rows.pairs
+    cw = pairs.sort(rows.cw if cw is None else cw)
+    return _win_graph(pairs, cw)
+
+
+def _win_graph(pairs: PairLayout, cw: np.ndarray) -> np.ndarray:
+    k = pairs.n_models
+    won = pairs.group_sums(cw * pairs.y)
+    lost = pairs.group_sums(cw) - won
+    return (np.bincount(pairs.group_left * k + pairs.group_right, won, k * k)
+            + np.bincount(pairs.group_right * k + pairs.group_left, lost, k * k)).reshape(k, k)
 
 
 def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | None = None, *, cw=None, start=None,
@@ -185,23 +207,43 @@ def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | N
     Returns (b, prior, iterations) with b = (θ₀..θ_{K−1}, β), Σθ = 0. ``prior=None`` applies the policy of
     docs/methods.md §2: 0 when the win graph is strongly connected, else 0.5. ``cw`` replaces the rows' weights
     (bootstrap replicates); ``start`` warm-starts."""
+    pairs = rows.pairs
+    return fit_sorted(pairs, pairs.sort(rows.cw if cw is None else cw), penalty, prior, start=start, tol=tol,
+                      max_iter=max_iter)
+
+
+def fit_sorted(pairs: PairLayout, cw: np.ndarray, penalty: float = DEFAULT_PENALTY, prior: float | None = None, *,
+               start=None, tol: float = NEWTON_TOL, max_iter: int = NEWTON_MAX_ITER) -> tuple[np.ndarray, float, int]:
+    """:func:`fit_rows` on rows already in pair order (``cw`` in that order)."""
+    return _newton(pairs, cw, penalty, prior, start, tol, max_iter)[:3]
+
+
+def fit_with_sandwich(rows: StyleRows, penalty: float = DEFAULT_PENALTY) -> tuple[np.ndarray, float, int, np.ndarray]:
+    """:func:`fit_rows` and :func:`sandwich` at its estimate: (b, prior, iterations, covariance). The Newton
+    iteration's last Hessian is the bread, unless the prior (which sees θ's level) was needed."""
+    pairs = rows.pairs
+    b, prior, iterations, hess = _newton(pairs, pairs.sort(rows.cw), penalty, None, None, NEWTON_TOL, NEWTON_MAX_ITER)
+    return b, prior, iterations, sandwich(rows, b, penalty, prior, hess if prior == 0 else None)
+
+
+def _newton(pairs: PairLayout, cw: np.ndarray, penalty: float, prior: float | None, start, tol: float,
+            max_iter: int) -> tuple[np.ndarray, float, int, np.ndarray]:
     if not (np.isfinite(penalty) and penalty >= 0):
         raise StyleInputError(f"`penalty` must be a non-negative number, got {penalty!r}")
-    cw = rows.cw if cw is None else cw
     if prior is None:
-        prior = 0.0 if strong_components(win_graph(rows, cw)) == 1 else NONIDENTIFIABLE_PRIOR
-    k, p = rows.n_models, rows.z.shape[1]
+        prior = 0.0 if strong_components(_win_graph(pairs, cw)) == 1 else NONIDENTIFIABLE_PRIOR
+    k, p = pairs.n_models, pairs.zt.shape[0]
     free = np.arange(k + p) if prior > 0 else np.arange(1, k + p)  # without a prior θ₀ ≡ 0 fixes the shift
     b = np.zeros(k + p) if start is None else np.array(start, dtype=np.float64)
     b[:k] -= b[0] if prior == 0 else 0.0
-    value, grad, hess = objective(rows, b, penalty, prior, cw)
+    value, grad, hess = evaluate(pairs, b, cw, penalty, prior)
     for iteration in range(1, max_iter + 1):
         step = np.zeros_like(b)
         step[free] = np.linalg.solve(-hess[np.ix_(free, free)], grad[free])
         step *= min(1.0, MAX_STEP / max(np.abs(step).max(), 1e-300))
         full_step = True
         for _ in range(MAX_HALVINGS):  # the objective is concave: halving finds an ascent
-            trial = objective(rows, b + step, penalty, prior, cw)
+            trial = evaluate(pairs, b + step, cw, penalty, prior)
             if trial[0] >= value - 1e-12 * abs(value):
                 break
             step /= 2
@@ -210,73 +252,33 @@ def fit_rows(rows: StyleRows, penalty: float = DEFAULT_PENALTY, prior: float | N
         value, grad, hess = trial  # the next iteration starts from the accepted point's derivatives
         if full_step and np.abs(step).max() < tol:
             b[:k] -= b[:k].mean()
-            return b, prior, iteration
+            return b, prior, iteration, hess
     raise ConvergenceError(f"the style-controlled fit did not converge to tol={tol} (with penalty {penalty:g} "
                            "the features may separate the outcomes)", max_iter)
 
 
 def objective(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw=None):
-    """Penalised log-likelihood, its gradient and Hessian in b = (θ, β); sums by model and by pair
-    (bincount) so no n × (K + p) design matrix is built."""
-    k, z = rows.n_models, rows.z
-    cw = rows.cw if cw is None else cw
-    theta, beta = b[:k], b[k:]
-    eta = theta[rows.left] - theta[rows.right] + z @ beta
-    value = float(cw @ (rows.y * eta - np.logaddexp(0.0, eta))) - 0.5 * penalty * float(beta @ beta)
-    if prior > 0:
-        value += prior * float(np.sum(-np.logaddexp(0.0, -theta) - np.logaddexp(0.0, theta)))
-    mu = 0.5 * (1.0 + np.tanh(0.5 * eta))
-    grad, hess = _score_and_information(rows, cw * (rows.y - mu), cw * mu * (1 - mu))
-    grad[k:] -= penalty * beta
-    hess[k:, k:] += penalty * np.eye(len(beta))
-    if prior > 0:
-        sig = 0.5 * (1.0 + np.tanh(0.5 * theta))
-        grad[:k] += prior * (1.0 - 2.0 * sig)
-        hess[np.diag_indices(k)] += 2.0 * prior * sig * (1.0 - sig)
-    return value, grad, -hess
+    """Penalised log-likelihood, its gradient and Hessian in b = (θ, β) (``cw`` in the rows' order)."""
+    pairs = rows.pairs
+    return evaluate(pairs, b, pairs.sort(rows.cw if cw is None else cw), penalty, prior)
 
 
 def gradient(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, cw: np.ndarray) -> np.ndarray:
     """Gradient of the penalised objective alone: a third of the work of :func:`objective`."""
-    k = rows.n_models
-    theta, beta = b[:k], b[k:]
-    eta = np.take(theta, rows.left) - np.take(theta, rows.right) + rows.z @ beta
-    g = cw * (rows.y - 0.5 * (1.0 + np.tanh(0.5 * eta)))
-    grad = np.empty_like(b)
-    grad[:k] = np.bincount(rows.left, g, k) - np.bincount(rows.right, g, k)
-    grad[k:] = rows.z.T @ g - penalty * beta
-    if prior > 0:
-        grad[:k] += prior * (1.0 - 2.0 * 0.5 * (1.0 + np.tanh(0.5 * theta)))
-    return grad
+    pairs = rows.pairs
+    return evaluate(pairs, b, pairs.sort(cw), penalty, prior, hessian=False)[1]
 
 
-def _score_and_information(rows: StyleRows, g: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Σ g·x and Σ w·x xᵀ for x = (e_left − e_right, z)."""
-    k, z = rows.n_models, rows.z
-    p = z.shape[1]
-    grad = np.empty(k + p)
-    grad[:k] = np.bincount(rows.left, g, k) - np.bincount(rows.right, g, k)
-    grad[k:] = z.T @ g
-    info = np.zeros((k + p, k + p))
-    pair = np.bincount(rows.left * k + rows.right, w, k * k).reshape(k, k)
-    info[:k, :k] = np.diag(pair.sum(axis=0) + pair.sum(axis=1)) - pair - pair.T
-    wz = z * w[:, None]
-    cross = np.stack([np.bincount(rows.left, wz[:, j], k) - np.bincount(rows.right, wz[:, j], k)
-                      for j in range(p)], axis=1) if p else np.zeros((k, 0))
-    info[:k, k:], info[k:, :k] = cross, cross.T
-    info[k:, k:] = z.T @ wz
-    return grad, info
-
-
-def sandwich(rows: StyleRows, b: np.ndarray, penalty: float, prior: float) -> np.ndarray:
+def sandwich(rows: StyleRows, b: np.ndarray, penalty: float, prior: float, hessian: np.ndarray | None = None
+             ) -> np.ndarray:
     """Covariance of (θ, β) at the estimate b: H⁻¹ J H⁻¹, H the negative Hessian of the penalised
-    objective, J = Σ_votes w²(y − μ)² x xᵀ (a row of count c holds c votes with the same score). θ is
-    reported with Σθ = 0, so the covariance is that of the centred θ."""
-    k, p = rows.n_models, rows.z.shape[1]
-    _, _, hess = objective(rows, b, penalty, prior)
-    eta = b[:k][rows.left] - b[:k][rows.right] + rows.z @ b[k:]
-    mu = 0.5 * (1.0 + np.tanh(0.5 * eta))
-    _, meat = _score_and_information(rows, np.zeros(len(mu)), rows.count * rows.weight ** 2 * (rows.y - mu) ** 2)
+    objective (``hessian``: the objective's Hessian at b when the caller has it), J = Σ_votes w²(y − μ)² x xᵀ
+    (a row of count c holds c votes with the same score). θ is reported with Σθ = 0, so the covariance is
+    that of the centred θ."""
+    k, p, pairs = rows.n_models, rows.z.shape[1], rows.pairs
+    hess = evaluate(pairs, b, pairs.sort(rows.cw), penalty, prior)[2] if hessian is None else hessian
+    mu = probability_and_softplus(linear_predictor(pairs, b[:k], b[k:]))[0]
+    meat = information(pairs, pairs.sort(rows.count * rows.weight ** 2) * (pairs.y - mu) ** 2)
     free = np.arange(k + p) if prior > 0 else np.arange(1, k + p)
     h_inv = np.linalg.inv(-hess[np.ix_(free, free)])
     cov = np.zeros((k + p, k + p))
