@@ -25,7 +25,6 @@ FEATURE_LABELS = {"length": "Length", "headers": "Headers", "lists": "List items
                   "position": "Shown on the left"}
 HOW_TO_GET = ("load the votes with both answers' texts (columns answer_a/answer_b or completion_a/completion_b) "
               "or with the per-side counts (len_a, len_b, headers_a, headers_b, lists_a, lists_b, bold_a, bold_b)")
-PAGE_HINT = "Rank with scheme Style-controlled BT on the Rankings page to see the ranking with length held equal"
 CLI_HINT = "`evalboard rank VOTES --scheme style` prints the same ranking, coefficients and rank changes"
 
 

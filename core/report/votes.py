@@ -189,7 +189,7 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
     parts += [vs.style_markdown(style)]
-    parts += [_demote(bias_report.to_markdown(bias, prepared)), "",
+    parts += [_demote(bias_report.to_markdown(bias, prepared, style_pointer=False)), "",
               _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
     parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]
