@@ -47,12 +47,13 @@ def show_style(view: StyleView, ranking: Ranking) -> None:
     st.dataframe(coefficient_table(view), hide_index=True, key="rank_style_coefficients",
                  column_config={c: st.column_config.NumberColumn(format=f) for c, f in COEFFICIENT_FORMATS.items()})
     st.markdown("\n".join(f"- {plain(c.sentence)}" for c in view.coefficients))
-    st.plotly_chart(coefficient_chart(view), key="rank_style_coefficient_chart")
+    st.plotly_chart(coefficient_chart(view, "Odds multiplier per standard deviation"),
+                    key="rank_style_coefficient_chart")
     st.subheader("Rank without and with style control")
     if view.movers:
         st.caption("Moving most: " + ", ".join(f"{plain(m.model)} {m.plain_rank} → {m.controlled_rank}"
                                                for m in view.movers) + ".")
-    st.plotly_chart(slope_chart(view), key="rank_style_slope")
+    st.plotly_chart(slope_chart(view, "Plain Bradley–Terry rank → style-controlled rank"), key="rank_style_slope")
     st.subheader("Ratings (style-controlled)")
     table, config = rating_table(ranking)
     change = {m.model: m for m in view.moves}
