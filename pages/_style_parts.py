@@ -31,7 +31,10 @@ def feature_choice(columns) -> tuple[str, ...]:
                                  + (f"Not in this dataset: {', '.join(missing)}; to add them, {HOW_TO_GET}."
                                     if missing else ""))
     if not chosen:
-        st.info("Pick at least one feature to control for.")
+        none = len(missing) == len(DEFAULT_STYLE_FEATURES)
+        st.info("Pick at least one feature to control for."
+                + (f" This dataset carries no answer lengths or markdown counts: to control for them, {HOW_TO_GET}."
+                   if none else ""))
         st.stop()
     return tuple(chosen)
 

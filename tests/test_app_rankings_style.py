@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.io import load
 from core.ranking import RankSettings
 from core.ranking.inputs import rank_input
 from core.ranking.style_view import FEATURE_LABELS, HOW_TO_GET, offered_features
 from core.samples.demo import ensure_samples
 from core.store import Store
 from tests.app_pages import APP
-from tests.test_app_data import click, run, texts, upload
+from tests.test_app_data import VOTES_CSV, click, run, texts, upload
 from tests.test_style_scheme import votes_with_texts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -121,3 +122,13 @@ def test_uploaded_answer_texts(db_path):
     at.multiselect(key="rank_features").set_value(["length"])
     run(at)
     assert list(coefficients(at)["Feature"]) == ["Length"]
+
+
+def test_votes_without_lengths_say_how_to_add_them(samples, db_path):
+    with Store(db_path) as store:
+        bare = store.ingest(load(VOTES_CSV, name="bare.csv"), name="bare").dataset.id
+    at = style_page(fresh(bare))
+    choice = at.multiselect(key="rank_features")
+    assert choice.options == ["shown on the left"] and choice.value == []
+    [info] = texts(at.main.info)
+    assert info.startswith("Pick at least one feature") and HOW_TO_GET in info and not at.error
