@@ -3,6 +3,8 @@ for, and the section that draws the :class:`core.ranking.style_view.StyleView` t
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import streamlit as st
 
@@ -76,5 +78,12 @@ COEFFICIENT_FORMATS = {"Odds ×": "%.3f", "CI low": "%.3f", "CI high": "%.3f", "
 def coefficient_table(view: StyleView) -> pd.DataFrame:
     return pd.DataFrame([{"Feature": c.label, "Odds ×": c.odds, "CI low": c.odds_low, "CI high": c.odds_high,
                           "β": c.estimate, "SE": c.se, "Mean d": c.mean, "SD d": c.sd,
-                          "Direction": "clear" if c.direction_known else "unclear (CI covers 1)"}
+                          "Direction": direction(c)}
                          for c in view.coefficients], columns=["Feature", *COEFFICIENT_FORMATS, "Direction"])
+
+
+def direction(c) -> str:
+    """Whether the data tells the effect's direction: its interval excludes 1, covers it, or is absent."""
+    if c.direction_known:
+        return "favoured" if c.odds > 1 else "penalised"
+    return "unclear (CI covers 1)" if math.isfinite(c.odds_low) else "no interval (intervals: none)"

@@ -132,3 +132,14 @@ def test_votes_without_lengths_say_how_to_add_them(samples, db_path):
     assert choice.options == ["shown on the left"] and choice.value == []
     [info] = texts(at.main.info)
     assert info.startswith("Pick at least one feature") and HOW_TO_GET in info and not at.error
+
+
+def test_direction_in_words(samples):
+    at = style_page(fresh(samples["arena_demo"]))
+    [row] = coefficients(at).to_dict("records")
+    assert row["Direction"] == ("favoured" if row["CI low"] > 1 else "penalised" if row["CI high"] < 1
+                                else "unclear (CI covers 1)")
+    at = style_page(fresh(samples["arena_demo"]), rank_ci="none")
+    [row] = coefficients(at).to_dict("records")
+    assert row["Direction"] == "no interval (intervals: none)" and not at.error
+    assert all("CI" not in m.value for m in at.markdown if "multiplies the odds" in m.value)
