@@ -22,11 +22,14 @@ def feature_choice(columns) -> tuple[str, ...]:
     """The features multiselect (what the dataset's columns offer; by default its style counts); stops the
     page with a hint when nothing is chosen."""
     offered = offered_features(columns)
-    if FEATURES_KEY in st.session_state:  # another dataset may offer fewer: keep what this one has
-        st.session_state[FEATURES_KEY] = [f for f in st.session_state[FEATURES_KEY] if f in offered]
-    default = [f for f in offered if f in DEFAULT_STYLE_FEATURES]
+    # The choice lives in the session state only (no widget default beside it): the dataset's style features
+    # at first, and when another dataset offers fewer, what of the choice this one has.
+    kept = [f for f in st.session_state.get(FEATURES_KEY, [f for f in offered if f in DEFAULT_STYLE_FEATURES])
+            if f in offered]
+    if kept != st.session_state.get(FEATURES_KEY):
+        st.session_state[FEATURES_KEY] = kept
     missing = [f for f in DEFAULT_STYLE_FEATURES if f not in offered]
-    chosen = st.multiselect("Control for", offered, default=default, key=FEATURES_KEY,
+    chosen = st.multiselect("Control for", offered, key=FEATURES_KEY,
                             format_func=lambda f: FEATURE_LABELS.get(f, f).lower(),
                             help="Differences between the two answers the model holds equal: relative length and "
                                  "markdown (headers, list items, bold spans); position: the left slot. "
