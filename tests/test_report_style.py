@@ -16,6 +16,7 @@ from core.ranking import RankSettings
 from core.ranking.inputs import rank_input
 from core.report.votes_style import FIGURE
 from core.samples import SAMPLES_DIR
+from tests.conftest import shared_file
 from tests.test_report import _png_size, table_rows_ok
 from tests.test_style_scheme import votes_with_texts
 
@@ -85,3 +86,25 @@ def test_answer_texts_give_every_feature_and_the_png(tmp_path):
     width, height = _png_size(png)
     assert width == 1000 and height >= 360
     assert f"![{FIGURE}](figures/{FIGURE}.png)" in text
+
+
+TULU_MAP = ["--map", "winner=preference", "--outcome", "a-is-better=model_a", "--outcome",
+            "a-is-slightly-better=model_a", "--outcome", "b-is-better=model_b", "--outcome",
+            "b-is-slightly-better=model_b", "--outcome", "tie=tie"]
+
+
+def test_tulu1_real_data(tmp_path):
+    """Tulu 1 human evaluation (texts in completion_a/b): docs/methods.md §11 "Real data" reports, on the 1,149
+    votes with both answers, length β = +0.566 (odds × 1.76 per sd) and tulu_human_only_65B overtaking tulu_7B
+    (4 → 3). The report reads the file as `evalboard ingest` does: the one vote without completion_a counts its
+    missing answer as empty (1,150 votes), which moves β in the third decimal."""
+    out, text, doc = bundle(tmp_path, shared_file("tulu1_human_eval/annotations.csv"), "--no-png", *TULU_MAP)
+    style = doc["style_control"]
+    assert style["n_votes"] == 1150 and style["features"] == ["length", "headers", "lists", "bold"]
+    length = style["coefficients"][0]
+    assert length["estimate"] == pytest.approx(0.566, abs=0.005) and length["direction_known"]
+    assert length["odds"] == pytest.approx(1.76, abs=0.02)
+    moves = {m["model"]: (m["plain_rank"], m["controlled_rank"]) for m in style["moves"]}
+    assert moves == {"chatgpt": (1, 1), "tulu_65B": (2, 2), "tulu_7B": (3, 4), "tulu_human_only_65B": (4, 3)}
+    assert style["movers"] == ["tulu_human_only_65B", "tulu_7B"]
+    assert "| tulu\\_human\\_only\\_65B | 4 | 3 | +1 |" in section(text)
