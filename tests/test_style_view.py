@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
+from core.formats import dumps
 from core.io.votes import votes_from_frame
 from core.ranking import RankSettings, rank_votes
 from core.ranking.schemes.style import available_features
@@ -120,3 +121,11 @@ def test_sentence_words():
 def test_other_schemes_are_refused(texts_votes):
     with pytest.raises(RankingError, match="scheme style"):
         style_view(rank_votes(texts_votes, RankSettings(scheme="adjusted", ci="none")))
+
+
+def test_no_intervals_are_null_in_the_data(texts_votes):
+    view = style_view(rank_votes(texts_votes, RankSettings(scheme="style", ci="none")))
+    for c, data in zip(view.coefficients, view.as_dict()["coefficients"]):
+        assert math.isnan(c.odds_low) and not c.direction_known and "CI" not in c.sentence
+        assert (data["ci_low"], data["odds_high"]) == (None, None) and data["odds"] == c.odds
+    dumps(view.as_dict())  # the one door out refuses NaN: nothing undefined is left

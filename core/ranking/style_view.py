@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.formats import undefined_as_null
 from core.ranking.render import rank_changes
 from core.ranking.schemes.style import SIDES
 from core.ranking.types import Ranking, RankingError
@@ -73,14 +74,15 @@ class StyleView:
     interval: str  # how the intervals were computed
 
     def as_dict(self) -> dict:
-        """The view as plain data (report.json's ``style_control``)."""
-        return {"features": list(self.features), "features_dropped": list(self.dropped),
+        """The view as plain data (report.json's ``style_control``); an interval that was not computed is
+        null (its sentence then gives none)."""
+        return undefined_as_null({"features": list(self.features), "features_dropped": list(self.dropped),
                 "features_unavailable": list(self.unavailable), "level": self.level, "interval": self.interval,
                 "coefficients": [{k: getattr(c, k) for k in ("feature", "estimate", "se", "ci_low", "ci_high", "odds",
                                                              "odds_low", "odds_high", "mean", "sd", "direction_known",
                                                              "sentence")} for c in self.coefficients],
                 "moves": [vars(m) for m in self.moves], "n_moved": self.n_moved,
-                "movers": [m.model for m in self.movers], "notes": list(self.notes)}
+                "movers": [m.model for m in self.movers], "notes": list(self.notes)})
 
 
 def offered_features(columns: Sequence[str]) -> tuple[str, ...]:
