@@ -59,6 +59,8 @@ def test_style_on_the_rankings_page_and_the_bias_pointer(server):
         expect(page.get_by_text("Style-controlled BT: 59 models")).to_be_visible()
         expect(by_key(page, "rank_features")).to_contain_text("length")
         expect(page.get_by_text("One standard deviation more relative length").first).to_be_visible()
+        page.get_by_role("heading", name="Style effects").scroll_into_view_if_needed()
+        page_screenshot(page, "style_rankings_effects")
         slope = by_key(page, "rank_style_slope")
         expect(slope.locator(".main-svg").first).to_be_visible()
         slope.scroll_into_view_if_needed()

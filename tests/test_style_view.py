@@ -116,6 +116,9 @@ def test_sentence_words():
     assert unsure.endswith("(95% CI 0.98–1.14): the interval covers 1, so the data cannot tell whether more headers "
                            "help or hurt.")
     assert sentence("bold", 0.9, math.nan, math.nan, 0.1, "95%").endswith("multiplies the odds of winning by 0.90.")
+    assert sentence("length", 1.07, 0.99, 1.15, 0.74, "95%").endswith("whether longer answers help or hurt.")
+    assert sentence("position", 1.2, 1.1, 1.3, 0.0, "90%") == ("Being shown on the left multiplies the odds of "
+                                                               "winning by 1.20 (90% CI 1.10–1.30).")
 
 
 def test_other_schemes_are_refused(texts_votes):

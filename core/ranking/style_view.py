@@ -139,7 +139,8 @@ def sentence(feature: str, odds: float, low: float, high: float, sd: float, leve
         if feature == "length" and 0 < sd < 1:  # d = sd ⇔ a/b ≈ (1 + sd)/(1 − sd) for long answers
             scale += f": one answer about {(1 + sd) / (1 - sd):.1f} times as long as the other"
         text = f"One standard deviation more {words} ({scale}) multiplies the odds of winning by {odds:.2f}{interval}"
-        what = f"whether more {FEATURE_LABELS.get(feature, feature).lower()} help or hurt"
+        what = ("whether longer answers help or hurt" if feature == "length" else
+                f"whether more {FEATURE_LABELS.get(feature, feature).lower()} help or hurt")
     if interval and low <= 1 <= high:
         return f"{text}: the interval covers 1, so the data cannot tell {what}."
     return text + "."
