@@ -40,6 +40,14 @@ def model_shares(test, share_label: str, what: str, key: str) -> bool:
     return True
 
 
+def style_pointer(text: str | None) -> None:
+    """Where the ranking with length held equal is, when the length test finds that length matters."""
+    if text:
+        st.info(text, icon=":material/straighten:")
+        st.page_link("pages/rankings.py", label="Rankings: pick scheme Style-controlled BT",
+                     icon=":material/emoji_events:")
+
+
 def tile(spec: Tile) -> None:
     """One of the four at-a-glance tiles: headline number, p-value line, verdict badge."""
     with st.container(border=True):

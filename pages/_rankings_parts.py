@@ -11,37 +11,44 @@ from core.filters import Filters
 from core.ranking import Ranking, RankSettings
 from core.ranking.inputs import rank_prepared, rank_prepared_groups, win_rate_frames
 from core.ranking.render import ELO_SCHEMES, convergence_notes, identifiability_note
+from core.ranking.schemes.style import available_features
+from core.ranking.style_view import style_view
 from pages._filters import DIMENSION_HOW
 from pages._request import prepared_request
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
-                 "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length"}
+                 "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length",
+                 "style": "Style-controlled BT"}
 CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximation)", "none": "None (fastest)"}
 BY = ("game_id", "dimension")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
-            seed: int, annotators: str) -> dict:
-    """Everything the page shows, keyed by dataset id + content hash + filters + settings. Raises core's errors."""
-    settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed)
+            seed: int, annotators: str, features: tuple[str, ...] | None = None) -> dict:
+    """Everything the page shows, keyed by dataset id + content hash + filters + settings (``features``:
+    scheme style's). Raises core's errors."""
+    settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed, features=features)
     # One prepared value shared with the Bias and Annotators pages (pages/_request.py); the ranking and
     # its matrices reuse the votes it fitted, so a million votes are copied once.
     prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
     ranking, used = rank_prepared(prepared, settings)
-    return {"ranking": ranking, "matrices": win_rate_frames(ranking, used), "request": prepared.lines(DIMENSION_HOW)}
+    style = style_view(ranking, available_features(used)) if scheme == "style" else None
+    return {"ranking": ranking, "matrices": win_rate_frames(ranking, used), "request": prepared.lines(DIMENSION_HOW),
+            "style": style}
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, seed: int,
-                   annotators: str, unqualified: tuple[str, ...], by: str) -> dict | str:
+                   annotators: str, unqualified: tuple[str, ...], by: str,
+                   features: tuple[str, ...] | None = None) -> dict | str:
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
     ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
     prepared request decides them again, on the same rows, as rank_input does)."""
     scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
     prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
     try:
-        return rank_prepared_groups(prepared, by, RankSettings(scheme=scheme, ci="none", seed=seed))
+        return rank_prepared_groups(prepared, by, RankSettings(scheme=scheme, ci="none", seed=seed, features=features))
     except ValueError as exc:  # RankingError included: shown, not raised
         return str(exc)
 

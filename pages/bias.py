@@ -7,7 +7,7 @@ from core.charts.bias import length_curve
 from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scatter
 from core.formats import p_text
 from core.store import default_db_path
-from pages._bias_parts import CORRECTION_FORMATS, compute_bias, model_shares, tile, verdict
+from pages._bias_parts import CORRECTION_FORMATS, compute_bias, model_shares, style_pointer, tile, verdict
 from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
@@ -61,6 +61,7 @@ if exposure.open:
 if length.open:
     with length:
         if verdict(report.length):
+            style_pointer(view.style_pointer)
             st.plotly_chart(length_curve(*view.length, report.length.fit, alpha=alpha), key="bias_length_chart")
 if pairing.open:
     with pairing:

@@ -26,6 +26,7 @@ from pages._rankings_parts import (
     warnings,
 )
 from pages._shared import active_dataset, plain, through_router
+from pages._style_parts import feature_choice, show_style
 
 through_router()
 st.title("Rankings")
@@ -42,6 +43,7 @@ st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
 with st.container(border=True):
     scheme = st.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
                       horizontal=True)
+    features = feature_choice(dataset.columns) if scheme == "style" else None
     annotators = active_policy()  # the sidebar's, for every page
     a, b, c = st.columns(3)
     ci = a.selectbox("Confidence intervals", list(CI_LABELS), key="rank_ci", format_func=CI_LABELS.get)
@@ -55,7 +57,7 @@ with st.container(border=True):
 try:
     with st.spinner("Ranking…"):
         result = compute(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, ci, replicates,
-                         seed, annotators)
+                         seed, annotators, features)
 except ValueError as exc:  # RankingError is a ValueError: the message says what to change
     st.error(f"The ranking could not be computed: {plain(exc)}")
     st.stop()
@@ -81,7 +83,9 @@ def show_ranking(r, key: str) -> None:
         st.info(plain(missing), icon=":material/info:")
 
 
-if ranking.plain is not None:
+if result["style"] is not None:
+    show_style(result["style"], ranking)
+elif ranking.plain is not None:
     st.subheader("Covariates")
     st.caption("Log-odds effects the adjusted model estimates alongside the ratings (positive: favoured).")
     st.dataframe(covariate_table(ranking), hide_index=True, key="rank_covariates",
@@ -126,7 +130,7 @@ for by, tab in zip(group_columns, st.tabs([f"Rank per {group_name(by)}" for by i
         continue
     with tab, st.spinner(f"Ranking per {group_name(by)}…"):
         groups = compute_groups(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, seed,
-                                annotators, unqualified, by)
+                                annotators, unqualified, by, features)
     if isinstance(groups, str):
         tab.error(f"No per-{group_name(by)} ranking: {plain(groups)}")
         continue

@@ -17,6 +17,15 @@ from core.formats import number as _number
 from core.stats.significance import Binomial, PairingTest, TwoProportions
 
 TESTS = ("position", "order", "model_position", "time_exposure", "length", "pairing", "ipw")
+# When the length test finds that length matters: where the ranking with length held equal is
+# (scheme style, docs/methods.md §11).
+STYLE_POINTER = ("Rank with scheme style (`evalboard rank VOTES --scheme style`, or Style-controlled BT on the "
+                 "Rankings page) to see the ranking with length held equal.")
+
+
+def length_matters(report: BiasReport) -> bool:
+    """The length test ran and found a length effect at the report's α."""
+    return isinstance(report.length, LengthTest) and report.length.detected
 
 
 def report_dict(report: BiasReport, prepared=None) -> dict[str, Any]:
@@ -102,7 +111,9 @@ _TITLES = {"position": "Position (left vs right)", "order": "Order within a sess
            "Model position", "time_exposure": "Time exposure", "length": "Length", "pairing": "Pairing uniformity"}
 
 
-def to_markdown(report: BiasReport, prepared=None) -> str:
+def to_markdown(report: BiasReport, prepared=None, style_pointer: bool = True) -> str:
+    """The diagnostics as markdown; ``style_pointer``: when length matters, its line says where the ranking
+    with length held equal is (the votes report, which has its own style section, leaves it out)."""
     lines = ["# Bias diagnostics", "",
              f"{report.n_votes} votes analysed ({report.n_golden} golden-question votes left out); "
              f"tests at α = {report.alpha}.", ""]
@@ -111,7 +122,8 @@ def to_markdown(report: BiasReport, prepared=None) -> str:
     for name, title in _TITLES.items():
         test = getattr(report, name)
         text = f"not available: {test.reason}" if isinstance(test, Unavailable) else test.verdict
-        lines.append(f"- **{title}:** {markdown_text(text)}")
+        pointer = f" {STYLE_POINTER}" if name == "length" and style_pointer and length_matters(report) else ""
+        lines.append(f"- **{title}:** {markdown_text(text)}{pointer}")
     ipw = report.ipw
     if not isinstance(ipw, Unavailable):
         lines.append(f"- **IPW design:** effective sample size {ipw.n_eff:.0f} (design effect "

@@ -15,8 +15,14 @@ import pandas as pd
 
 import core.report.votes_data as vd
 from core.bias.diagnose import BiasReport, Unavailable, diagnose, length_points, points
+from core.bias.render import length_matters
 from core.formats import p_text
 from core.ranking.cells import battle_matrix, compress_votes
+
+# The Bias page's length tab, when length matters: where the ranking with length held equal is.
+STYLE_POINTER = ("Length matters in these votes. Rank with scheme Style-controlled BT on the Rankings page to see "
+                 "the ranking with length held equal (and with markdown held equal too, when the votes carry the "
+                 "answers' texts or counts).")
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class BiasView:
     diff: pd.DataFrame | None = field(default=None, repr=False)  # stratified − raw head-to-head win rate
     corrections: pd.DataFrame | None = field(default=None, repr=False)  # corrections_table()
     moved: int = 0  # models whose rank changes under a correction
+    style_pointer: str | None = None  # STYLE_POINTER when the length test finds that length matters
 
 
 def bias_view(votes: pd.DataFrame, alpha: float = 0.05) -> BiasView:
@@ -48,8 +55,9 @@ def bias_view(votes: pd.DataFrame, alpha: float = 0.05) -> BiasView:
     reads them."""
     report = diagnose(votes, alpha=alpha)
     length = length_points(votes)
+    pointer = STYLE_POINTER if length_matters(report) else None
     if report.n_votes == 0:
-        return BiasView(report, tiles(report), length)
+        return BiasView(report, tiles(report), length, style_pointer=pointer)
     rows = () if isinstance(report.corrections, (Unavailable, type(None))) else report.corrections.rows
     order = [r.model for r in rows]
     used = vd.analysed(votes)
@@ -58,12 +66,13 @@ def bias_view(votes: pd.DataFrame, alpha: float = 0.05) -> BiasView:
     table = corrections_table(report)
     moved = 0 if table is None else int(table["Rank changed"].sum())
     if not rows:
-        return BiasView(report, tiles(report), length, battles, corrections=table, moved=moved)
+        return BiasView(report, tiles(report), length, battles, corrections=table, moved=moved,
+                        style_pointer=pointer)
     # The corrections hold the raw and stratified win rates against the field already.
     raw = pd.Series({r.model: r.raw_win_rate for r in rows}, name="raw")
     stratified = pd.Series({r.model: r.stratified_win_rate for r in rows}, name="stratified")
     return BiasView(report, tiles(report), length, battles, raw, stratified, vd.head_to_head_diff(used, order),
-                    table, moved)
+                    table, moved, pointer)
 
 
 def level(test) -> str:

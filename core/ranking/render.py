@@ -34,7 +34,7 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
 
 def covariate_fields(covariate: Covariate) -> dict[str, Any]:
     """name, estimate, se; and for scheme style the feature's mean and sd before standardising."""
-    d = asdict(covariate)
+    d = {k: v for k, v in asdict(covariate).items() if k not in ("low", "high")}
     return d if covariate.mean is not None else {k: v for k, v in d.items() if k not in ("mean", "sd")}
 
 

@@ -79,6 +79,8 @@ class Covariate:
     se: float
     mean: float | None = None  # scheme style: the feature's mean and sd before standardising
     sd: float | None = None
+    low: float | None = None  # scheme style: the interval of the estimate at the settings' alpha (sandwich:
+    high: float | None = None  # normal; bootstrap: percentile); views only, not in the JSON's covariates
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,12 @@ from typing import Any
 import pandas as pd
 
 import core.report.votes_data as vd
+import core.report.votes_style as vs
 from core.annotators import render as annotator_render
 from core.annotators.report import build_prepared
 from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
+from core.charts import style as style_charts
 from core.charts import votes as charts
 from core.formats import csv_table, dumps, markdown_text
 from core.ranking import Ranking, RankSettings
@@ -47,7 +49,7 @@ SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "g
 
 def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
                        progress=None) -> ReportResult:
-    steps = Steps(9, progress)
+    steps = Steps(10, progress)
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
@@ -70,24 +72,30 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     bias = diagnose(votes, alpha=settings.alpha)
     steps("annotator report")
     annotators = build_prepared(prepared, alpha=settings.alpha)
+    steps("style control")
+    style = vs.style_section(prepared, settings.alpha, settings.seed)
     png, png_note = png_status(settings.png)
     steps("figures")
     figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png,
                                      all_dimensions=prepared.all_dimensions)
+    if figures and style.view is not None:
+        figures[vs.FIGURE] = style_charts.slope_chart(style.view, "Rank without and with style control (plain "
+                                                                  "Bradley–Terry → style-controlled)")
     notes += figure_notes
     steps("PNG export")
     png, png_note, pngs = write_pngs(figures, out, png, png_note)
-    names = list(figures) if figures else _figure_names(votes, scopes)
+    names = list(figures) if figures else _figure_names(votes, scopes) + ([vs.FIGURE] if style.view else [])
     steps("write markdown, CSV, JSON")
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
               "alpha": settings.alpha, "seed": settings.seed, **summary, **prepared.as_dict()}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
-                                          common, prepared), encoding="utf-8")
+                                          common, prepared, style), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
     timings = steps.done()
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
+           "style_control": style.as_dict(),
            "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_render.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
@@ -111,6 +119,7 @@ _DEFINITIONS = {
     "forest": "global BT Elo with bootstrap CIs",
     "battles": "number of votes per pair",
     "bias_panel": "position, model-position, time-exposure and length shares with their CIs",
+    vs.FIGURE: vs.DEFINITION,
 }
 
 
@@ -168,7 +177,7 @@ def _demote(markdown: str) -> str:
 
 
 def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common,
-              prepared: PreparedVotes) -> str:
+              prepared: PreparedVotes, style: vs.StyleSection) -> str:
     source = common.get("input", {})
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
@@ -179,7 +188,8 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [_demote(bias_report.to_markdown(bias, prepared)), "",
+    parts += [vs.style_markdown(style)]
+    parts += [_demote(bias_report.to_markdown(bias, prepared, style_pointer=False)), "",
               _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
     parts += [f"- `{markdown_text(k)}`: {v}" for k, v in _DEFINITIONS.items()]

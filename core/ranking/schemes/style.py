@@ -15,7 +15,7 @@ from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.style_fit import fit_style
 from core.ranking.style_model import StyleInputError
 from core.ranking.types import Covariate, FitInfo, Ranking, RankingError, RankSettings
-from core.schema import DEFAULT_STYLE_FEATURES
+from core.schema import DEFAULT_STYLE_FEATURES, STYLE_FEATURE_CHOICES
 
 LEFT_SCORE = np.array([1.0, 0.0, 0.5, 0.5])  # by outcome code: model_a, model_b, tie, tie (bothbad)
 SIDES = {"length": ("len_a", "len_b"), "headers": ("headers_a", "headers_b"), "lists": ("lists_a", "lists_b"),
@@ -53,8 +53,9 @@ def rank_style(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -> R
                       notes=tuple(notes) + fit.notes)
     if interval == "bootstrap":
         info = info.with_(replicates=fit.replicates, nonidentifiable_replicates=fit.nonidentifiable_replicates)
-    covariates = tuple(Covariate(n, float(b), float(se), float(m), float(sd)) for n, b, se, m, sd in
-                       zip(fit.features, fit.beta, fit.beta_se, fit.feature_mean, fit.feature_sd))
+    covariates = tuple(Covariate(n, float(b), float(se), float(m), float(sd), float(lo), float(hi))
+                       for n, b, se, m, sd, lo, hi in zip(fit.features, fit.beta, fit.beta_se, fit.feature_mean,
+                                                          fit.feature_sd, fit.beta_low, fit.beta_high))
     rows = build_rows(compress_votes(votes), fit.elo, strength, low, high, rank_low, rank_high,
                       anchor=anchor)
     return Ranking(settings, int(len(votes)), len(models), fit.identifiable, rows, covariates=covariates, fit=info,
@@ -71,11 +72,20 @@ def _elo_covariance(fit, models: list[str], settings: RankSettings) -> np.ndarra
     return jac @ fit.covariance[:k, :k] @ jac.T
 
 
+def available_features(votes: pd.DataFrame) -> tuple[str, ...]:
+    """The features the votes can be controlled for: those whose counts both answers of every vote give,
+    and ``position`` (always), in :data:`core.schema.STYLE_FEATURE_CHOICES` order."""
+    return tuple(f for f in STYLE_FEATURE_CHOICES if f not in SIDES or (
+        set(SIDES[f]) <= set(votes.columns) and votes[list(SIDES[f])].notna().all().all()))
+
+
 def _features(votes: pd.DataFrame, chosen: tuple[str, ...] | None) -> tuple[tuple[str, ...], list[str]]:
     """The features to fit: the chosen ones (each must have its counts for every vote), or the default
     four that the votes carry (the notes name the ones left out)."""
+    available = available_features(votes)
+
     def known(f: str) -> bool:
-        return f not in SIDES or (set(SIDES[f]) <= set(votes.columns) and votes[list(SIDES[f])].notna().all().all())
+        return f in available
 
     if chosen is not None:
         absent = [f for f in chosen if not known(f)]
