@@ -11,13 +11,16 @@ import streamlit as st
 
 from core.filters import Filters
 from core.ranking.request import PreparedVotes, prepare_votes
+from core.schema import STYLE_COUNT_COLUMNS
 from pages._shared import load_dataset
 
 # Every column a votes page reads. Free text (categories, prompts) is left out: it only costs time when a
 # million rows are filtered and copied. vote_id breaks ties of equal timestamps in the Bias page's
-# session halves; query ids tell judged items apart (core.ranking.request).
+# session halves; query ids tell judged items apart (core.ranking.request); the per-side style counts feed
+# scheme style.
 REQUEST_COLUMNS = ("vote_id", "query_id", "game_id", "dimension", "timestamp", "model_a", "model_b", "winner",
-                   "annotator_id", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer", "weight")
+                   "annotator_id", "response_time_s", "len_a", "len_b", "is_golden", "golden_answer", "weight",
+                   *STYLE_COUNT_COLUMNS)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
