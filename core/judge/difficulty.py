@@ -153,7 +153,8 @@ def log_likelihood(eta: np.ndarray, preference: np.ndarray, weights: np.ndarray)
 
 
 def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, weights: np.ndarray, *,
-                   ridge: float = DIFFICULTY_RIDGE, start: JointFit | None = None) -> JointFit:
+                   ridge: float = DIFFICULTY_RIDGE, start: JointFit | None = None,
+                   tolerance: float = TOLERANCE) -> JointFit:
     """Maximise Σ w [p η − log(1+e^η)] − (ridge/2)·Σγ², η = θ_m + φ_m·tanh Δ + γₓ (docs/methods.md §12).
 
     Newton's method with step halving. γ's block of the Hessian is diagonal, so each step eliminates γ and
@@ -191,7 +192,7 @@ def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.nda
         schur = block - scaled @ cross.T
         step_model = np.linalg.solve(schur, g_model - scaled @ g_gamma)
         step_gamma = (g_gamma - cross.T @ step_model) / diag_gamma
-        if max(np.max(np.abs(step_model), initial=0.0), np.max(np.abs(step_gamma), initial=0.0)) < TOLERANCE:
+        if max(np.max(np.abs(step_model), initial=0.0), np.max(np.abs(step_gamma), initial=0.0)) < tolerance:
             return JointFit(gamma + step_gamma, theta + step_model[:n_models], phi + step_model[n_models:],
                             iteration)
         t = 1.0

@@ -38,6 +38,9 @@ RATE_COLUMNS = ("length_controlled_winrate", "lc_standard_error", "lc_warning")
 # 10 points *and* by more than a quarter of the distance from the raw rate to 0 (downwards) or 100 (upwards).
 WARN_POINTS = 10.0
 WARN_SHARE = 0.25
+# A replicate's fits stop once no coefficient moves by more than this: its LC is then exact to ~1e-6 points,
+# far below any interval's width, and each replicate saves a Newton step.
+REPLICATE_TOLERANCE = 1e-7
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, gamma: np.ndarray,
-             weights: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+             weights: np.ndarray, start: np.ndarray | None = None, tolerance: float = TOLERANCE) -> np.ndarray:
     """Every model's (a, b, c) maximising Σₓ w [p η − log(1 + e^η)], η = a·tanh Δ + b·γ + c; one batched Newton.
 
     Unpenalised, as the MLE of AlpacaEval's objective (docs/methods.md §12 states what its L1 and CV add).
@@ -87,7 +90,7 @@ def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, 
         grad = np.where(fixed, 0.0, grad)
         hess = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, hess) + np.eye(3) * fixed[:, :, None]
         step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
-        if np.max(np.abs(step), initial=0.0) < TOLERANCE:
+        if np.max(np.abs(step), initial=0.0) < tolerance:
             return coef + step
         t = np.ones(n_models)
         pending = np.ones(n_models, dtype=bool)
@@ -228,8 +231,10 @@ def bootstrap_lc_draws(grid: PreferenceGrid, difficulty: pd.Series | None, repli
         weights = row_weights(grid, prompt_weights)
         fitted = weights.sum(axis=1) >= 2  # a model with one distinct prompt left cannot be refitted
         tanh_r, flat_r = tanh_length_gap(grid, weights)
-        gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start).gamma
-        coef = fit_glms(grid, tanh_r, flat_r, gamma, np.where(fitted[:, None], weights, full_weights), start=coef0)
+        gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start,
+                                                                  tolerance=REPLICATE_TOLERANCE).gamma
+        coef = fit_glms(grid, tanh_r, flat_r, gamma, np.where(fitted[:, None], weights, full_weights), start=coef0,
+                        tolerance=REPLICATE_TOLERANCE)
         predicted = lc_predictions(coef, gamma)
         rates = 100.0 * (weights * predicted).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-300)
         draws[r] = np.where(fitted, rates, np.nan)
