@@ -270,3 +270,26 @@ def test_bootstrap_interval_holds_the_estimate_and_repeats_with_its_seed():
     assert ci.loc["base"].isna().all()
     with pytest.raises(LengthControlError, match="replicates"):
         length_controlled_bootstrap(prefs, difficulty=None, replicates=0, seed=0, alpha=0.05)
+
+
+def test_planted_quality_is_recovered_at_equal_length():
+    """Synthetic judge with a length bias: LC tracks the planted equal-length win rate, the raw rate does not."""
+    rng = np.random.default_rng(4)
+    n_models, n_prompts = 12, 500
+    gamma = rng.normal(0, 1.5, n_prompts)
+    len_base = rng.integers(300, 3000, n_prompts).astype(float)
+    theta = rng.normal(-1, 1, n_models)
+    frames, truth, raw = [], {}, {}
+    for m in range(n_models):
+        len_model = len_base * rng.lognormal(rng.normal(0, 0.6), 0.5, n_prompts)
+        gap = len_base - len_model
+        pref = 1 / (1 + np.exp(-(theta[m] + gamma - 1.5 * np.tanh(gap / gap.std(ddof=1)))))
+        truth[f"m{m}"] = 100 * np.mean(1 / (1 + np.exp(-(theta[m] + gamma))))
+        raw[f"m{m}"] = 100 * pref.mean()
+        frames.append(pd.DataFrame({"model": f"m{m}", "baseline": "base", "query_id": np.arange(n_prompts),
+                                    "preference": pref, "len_model": len_model, "len_baseline": len_base}))
+    rates = length_controlled(pd.concat(frames, ignore_index=True)).rates["length_controlled_winrate"]
+    truth, raw = pd.Series(truth), pd.Series(raw)
+    lc_error = (rates[truth.index] - truth).abs()
+    assert lc_error.max() < 1.0
+    assert lc_error.mean() < 0.2 * (raw - truth).abs().mean()
