@@ -296,3 +296,28 @@ def test_planted_quality_is_recovered_at_equal_length():
     lc_error = (rates[truth.index] - truth).abs()
     assert lc_error.max() < 1.0
     assert lc_error.mean() < 0.2 * (raw - truth).abs().mean()
+
+
+def test_edge_cases_one_model_few_rows_and_only_the_baseline():
+    prefs = synthetic(n_models=1, n_prompts=40, seed=6)
+    one = length_controlled(prefs)
+    assert np.isfinite(one.rates.loc["m0", "length_controlled_winrate"])
+    assert "joint fit over 1 model(s)" in one.difficulty_source
+    # concatenated without a new index on purpose: repeated index labels must not matter
+    few = pd.concat([prefs, synthetic(n_models=1, n_prompts=5, seed=1).query("model == 'm0'").assign(model="tiny")])
+    result = length_controlled(few)
+    assert np.isnan(result.rates.loc["tiny", "length_controlled_winrate"])
+    assert any(note.startswith("tiny: no length-controlled win rate (only 5 prompts") for note in result.notes)
+    only_base = length_controlled(prefs[prefs["model"] == "base"])
+    assert list(only_base.rates.index) == ["base"] and only_base.rates.loc["base", "length_controlled_winrate"] == 50
+    assert only_base.difficulty.empty
+
+
+def test_bootstrap_with_a_published_difficulty_keeps_it_fixed():
+    prefs = synthetic(n_models=3, n_prompts=80, seed=8)
+    gamma = pd.Series(np.random.default_rng(0).normal(0, 1, 80), index=[f"q{x}" for x in range(80)])
+    point = length_controlled(prefs, difficulty=gamma).rates["length_controlled_winrate"]
+    ci = length_controlled_bootstrap(prefs, difficulty=gamma, replicates=40, seed=1, alpha=0.1)
+    models = ["m0", "m1", "m2"]
+    assert (ci.loc[models, "lc_ci_low"] <= point[models]).all() and (point[models] <= ci.loc[models, "lc_ci_high"]).all()
+    assert np.isfinite(ci.loc[models].to_numpy()).all()

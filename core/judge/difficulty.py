@@ -69,7 +69,9 @@ def preference_grid(prefs: pd.DataFrame) -> PreferenceGrid:
     if len(baselines) != 1:
         raise LengthControlError(f"preferences: the length-controlled win rate needs one baseline, "
                                  f"the rows name {len(baselines)}: {', '.join(baselines[:5])}")
-    frame = prefs.assign(model=prefs["model"].astype(str), query_id=prefs["query_id"].astype(str))
+    # Positions, not the caller's labels: a frame built by concatenation may repeat index labels.
+    frame = prefs.reset_index(drop=True)
+    frame = frame.assign(model=frame["model"].astype(str), query_id=frame["query_id"].astype(str))
     pref = pd.to_numeric(frame["preference"], errors="coerce")
     bad = frame.index[~(pref.between(0.0, 1.0))]
     if len(bad):

@@ -142,7 +142,7 @@ def _difficulty_for(grid: PreferenceGrid, difficulty: pd.Series) -> np.ndarray:
 
 def _rates(prefs: pd.DataFrame, grid: PreferenceGrid, lc: pd.Series, se: pd.Series) -> pd.DataFrame:
     models = sorted(prefs["model"].astype(str).unique())
-    raw = 100.0 * pd.to_numeric(prefs["preference"]).groupby(prefs["model"].astype(str)).mean()
+    raw = 100.0 * pd.to_numeric(prefs["preference"]).groupby(prefs["model"].astype(str).to_numpy()).mean()
     rates = pd.DataFrame(index=pd.Index(models, name="model"))
     rates["length_controlled_winrate"] = lc.reindex(models).astype(float)
     rates["lc_standard_error"] = se.reindex(models).astype(float)
