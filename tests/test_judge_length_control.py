@@ -322,3 +322,16 @@ def test_bootstrap_with_a_published_difficulty_keeps_it_fixed():
     assert (ci.loc[models, "lc_ci_low"] <= point[models]).all()
     assert (point[models] <= ci.loc[models, "lc_ci_high"]).all()
     assert np.isfinite(ci.loc[models].to_numpy()).all()
+
+
+def test_glm_with_too_few_distinct_prompts_does_not_fail():
+    """A resample can leave a model two distinct prompts: three coefficients, a singular Hessian."""
+    prefs = synthetic(n_models=2, n_prompts=30, seed=12)
+    grid = preference_grid(prefs)
+    prompt_weights = np.zeros(len(grid.prompts))
+    prompt_weights[[3, 17]] = [5.0, 2.0]
+    weights = row_weights(grid, prompt_weights)
+    tanh_gap, flat = tanh_length_gap(grid, weights)
+    gamma = fit_difficulty(grid, tanh_gap, flat, weights).gamma
+    coef = fit_glms(grid, tanh_gap, flat, gamma, weights)
+    assert np.isfinite(coef).all()

@@ -192,7 +192,10 @@ def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.nda
         diag_gamma = curv.sum(axis=0) + ridge
         scaled = cross / diag_gamma[None, :]
         schur = block - scaled @ cross.T
-        step_model = np.linalg.solve(schur, g_model - scaled @ g_gamma)
+        try:
+            step_model = np.linalg.solve(schur, g_model - scaled @ g_gamma)
+        except np.linalg.LinAlgError:  # singular (e.g. a model with one prompt left): minimum-norm step
+            step_model = np.linalg.lstsq(schur, g_model - scaled @ g_gamma, rcond=None)[0]
         step_gamma = (g_gamma - cross.T @ step_model) / diag_gamma
         if max(np.max(np.abs(step_model), initial=0.0), np.max(np.abs(step_gamma), initial=0.0)) < tolerance:
             return JointFit(gamma + step_gamma, theta + step_model[:n_models], phi + step_model[n_models:],

@@ -89,7 +89,12 @@ def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, 
                          np.stack([h_t1, h_g1, h_11], 1)], axis=1)
         grad = np.where(fixed, 0.0, grad)
         hess = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, hess) + np.eye(3) * fixed[:, :, None]
-        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        try:
+            step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            # A singular Hessian (a resample that left a model too few distinct prompts): the minimum-norm
+            # step still ascends.
+            step = (np.linalg.pinv(hess) @ grad[:, :, None])[:, :, 0]
         if np.max(np.abs(step), initial=0.0) < tolerance:
             return coef + step
         t = np.ones(n_models)
@@ -229,7 +234,8 @@ def bootstrap_lc_draws(grid: PreferenceGrid, difficulty: pd.Series | None, repli
     for r in range(replicates):
         prompt_weights = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts)).astype(float)
         weights = row_weights(grid, prompt_weights)
-        fitted = weights.sum(axis=1) >= 2  # a model with one distinct prompt left cannot be refitted
+        # A model left with fewer than three distinct prompts cannot support its three coefficients: no draw.
+        fitted = (weights > 0).sum(axis=1) >= 3
         tanh_r, flat_r = tanh_length_gap(grid, weights)
         gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start,
                                                                   tolerance=REPLICATE_TOLERANCE).gamma
