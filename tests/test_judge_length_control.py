@@ -259,6 +259,15 @@ def test_bad_frames_are_refused_with_reasons():
         length_controlled(prefs.assign(preference=prefs["preference"].where(prefs.index != 3, 1.5)))
 
 
+def test_judge_failures_are_left_out_with_a_note():
+    prefs = synthetic(n_models=2, n_prompts=40, seed=1)
+    failed = prefs.assign(preference=prefs["preference"].where(~prefs.index.isin([0, 5, 50])))
+    result = length_controlled(failed)
+    assert "3 row(s) without a preference (judge failures) are left out of the length control" in result.notes
+    reference = length_controlled(prefs.drop(index=[0, 5, 50]))
+    pd.testing.assert_frame_equal(result.rates, reference.rates)
+
+
 # --- bootstrap ------------------------------------------------------------------------------------------------------
 
 

@@ -73,10 +73,13 @@ def preference_grid(prefs: pd.DataFrame) -> PreferenceGrid:
     frame = prefs.reset_index(drop=True)
     frame = frame.assign(model=frame["model"].astype(str), query_id=frame["query_id"].astype(str))
     pref = pd.to_numeric(frame["preference"], errors="coerce")
-    bad = frame.index[~(pref.between(0.0, 1.0))]
+    # An empty preference is a judge failure: the row is left out (AlpacaEval fits on preference.notna()).
+    bad = frame.index[frame["preference"].notna() & ~pref.between(0.0, 1.0)]
     if len(bad):
         raise LengthControlError(f"preferences: column preference must be a number in [0, 1]; "
                                  f"rows {', '.join(map(str, bad[:5].tolist()))} are not")
+    failures = int(pref.isna().sum())
+    frame, pref = frame[pref.notna()], pref[pref.notna()]
     dup = frame.duplicated(["model", "query_id"], keep=False)
     if dup.any():
         first = frame.loc[dup, ["model", "query_id"]].head(3).itertuples(index=False)
@@ -85,7 +88,8 @@ def preference_grid(prefs: pd.DataFrame) -> PreferenceGrid:
     baseline = baselines[0]
     others = frame[frame["model"] != baseline]
     skipped: dict[str, str] = {}
-    notes: list[str] = []
+    notes = [f"{failures} row(s) without a preference (judge failures) are left out of the length control"
+             ] if failures else []
     has_lengths = {"len_model", "len_baseline"} <= set(frame.columns)
     if has_lengths:
         gap = (pd.to_numeric(others["len_baseline"], errors="coerce")
