@@ -29,6 +29,9 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
     settings = settings or JudgeSettings()
     baseline = choose_baseline(prefs, settings.baseline)
     rows = prefs[prefs["baseline"].astype(str) == baseline].reset_index(drop=True)
+    # Labels as plain text, whatever the frame's origin (a file, or a stored dataset's categoricals).
+    rows = rows.assign(**{c: rows[c].astype(str) for c in ("model", "baseline", "query_id", "category", "judge")
+                          if c in rows})
     notes: list[str] = list(input_notes)
     others = sorted(set(prefs["baseline"].astype(str).unique()) - {baseline})
     if others:
