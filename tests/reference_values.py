@@ -370,8 +370,8 @@ ALPACA1_LEADERBOARD = {
 }
 # Of those, the models whose annotations in the data snapshot (alpaca_eval commit cd543a1, 2025-08-09) are not the
 # ones that leaderboard version was computed from: falcon-7b-instruct's rows there are row for row those of
-# falcon-40b-instruct (their rates equal falcon-40b-instruct's published ones); the others were annotated again
-# upstream after commit 0125b62 (different n_total or win counts). The data's own PROVENANCE.md reproduces all 52 of
-# its models against the leaderboard at cd543a1, which the reference index does not hold.
+# falcon-40b-instruct (their rates equal falcon-40b-instruct's published ones); for the six others the snapshot's rows
+# give other n_total or win counts than that version lists (annotations that changed upstream since). The data's own
+# PROVENANCE.md reproduces all 52 of its models against the leaderboard at cd543a1, which could not be read here.
 ALPACA1_REANNOTATED = ("alpaca-7b-neft", "claude", "falcon-7b-instruct", "llama-2-chat-7b-evol70k-neft", "phi-2-dpo",
                        "ultralm-13b-v2.0", "ultralm-13b-v2.0-best-of-16")
