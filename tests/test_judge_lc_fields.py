@@ -22,8 +22,8 @@ def synthetic(n_prompts=120, seed=0, lengths=True) -> pd.DataFrame:
     for q in range(n_prompts):
         difficulty = rng.normal()
         base_len = rng.uniform(200, 400)
-        for model, skill, extra in (("good", 1.0, 0.0), ("long", -0.5, 400.0), ("plain", 0.0, 0.0)):
-            length = base_len + extra + rng.normal(0, 60)
+        for model, skill, extra in (("good", 1.0, 0.0), ("long", -0.5, 150.0), ("plain", 0.0, 0.0)):
+            length = max(base_len + extra + rng.normal(0, 150), 1.0)
             gap = np.tanh((base_len - length) / 150)
             p = 1 / (1 + np.exp(-(skill - 1.5 * gap - 0.5 * difficulty + rng.normal(0, 0.3))))
             rows.append((model, "base", f"q{q}", p, length, base_len, "x" if q % 2 else "y"))
@@ -45,8 +45,9 @@ def test_lc_fields_belong_to_their_model_and_sort_the_table():
     assert result.params["sorted_by"] == "length_controlled_winrate"
     lc = result.rates["length_controlled_winrate"]
     assert list(lc) == sorted(lc, reverse=True)
-    # the longer model's wins come from length: length control takes it down, toward 50
-    assert lc["long"] < result.rates.loc["long", "win_rate"]
+    # the longer model's wins come from length: length control takes it down, below 50 (its skill is negative)
+    assert 20 < lc["long"] < 50 < result.rates.loc["long", "win_rate"]
+    assert lc["good"] > 55
     assert "joint fit over" in result.params["difficulty_source"]
     assert any(n.startswith("lc_standard_error is AlpacaEval's") and n.endswith("30 replicates") for n in result.notes)
     data = result.as_dict()
@@ -88,3 +89,18 @@ def test_published_difficulty_table_through_the_command_line(tmp_path, capsys):
     gamma.write_text("query_id,difficulty\nq1,oops\n", encoding="utf-8")
     assert main(["judge", str(prefs), "--difficulty", str(gamma)]) == 2
     assert "gamma.csv" in capsys.readouterr().err
+
+
+def test_refitting_the_difficulty_in_each_replicate_is_a_choice_the_notes_name():
+    frame = synthetic(n_prompts=60)
+    held = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2))
+    refit = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2, refit_difficulty=True))
+    pd.testing.assert_series_equal(held.rates["length_controlled_winrate"], refit.rates["length_controlled_winrate"])
+    bounds = ["lc_ci_low", "lc_ci_high"]
+    assert not np.allclose(held.rates.loc[["good", "plain"], bounds].astype(float),
+                           refit.rates.loc[["good", "plain"], bounds].astype(float))
+    assert any("difficulty held at the full fit" in n for n in held.notes)
+    assert any("difficulty refitted in each replicate" in n for n in refit.notes)
+    assert refit.params["refit_difficulty"] is True
+    with pytest.raises(JudgeError, match="`refit_difficulty` must be true or false"):
+        JudgeSettings(refit_difficulty="yes")

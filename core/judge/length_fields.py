@@ -17,7 +17,7 @@ from core.judge.length_control import length_controlled, length_controlled_boots
 LC_COLUMNS = ("length_controlled_winrate", "lc_standard_error", "lc_warning", "lc_ci_low", "lc_ci_high")
 LC_SE_NOTE = ("lc_standard_error is AlpacaEval's: the spread of the fitted per-prompt predictions over √n, with the "
               "GLM held fixed; the LC interval is a percentile bootstrap over prompts (the same draws for every "
-              "model) that refits every model's GLM in each replicate, the prompt difficulty held at the full fit "
+              "model) that refits every model's GLM in each replicate, the prompt difficulty {difficulty} "
               "(docs/methods.md §12)")
 
 
@@ -29,12 +29,13 @@ class LengthFields:
 
 
 def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Series | None, replicates: int,
-                  seed: int, alpha: float) -> LengthFields:
+                  seed: int, alpha: float, refit_difficulty: bool = False) -> LengthFields:
     """Every model's length-controlled fields (index ``models``); ``replicates`` 0: no interval.
 
-    The interval's replicates refit every model's GLM (and the scale of its length gap) on the resampled prompts,
-    with the prompt difficulty held at the γ of the full fit (or the published table): AlpacaEval, too, treats
-    γ as given, and refitting the joint difficulty fit in every replicate costs some 20 times more.
+    The interval's replicates refit every model's GLM (and the scale of its length gap) on the resampled prompts.
+    The prompt difficulty is held at the γ of the full fit (or the published table) unless ``refit_difficulty``:
+    AlpacaEval, too, treats γ as given, and refitting the joint difficulty fit in every replicate costs some 20
+    times more (docs/methods.md §12 describes both).
     """
     lc = length_controlled(prefs, difficulty=difficulty)
     rates = lc.rates.reindex(models)
@@ -42,13 +43,16 @@ def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Seri
     fitted = rates["length_controlled_winrate"].notna().any()
     notes = list(lc.notes)
     if replicates and fitted:
-        gamma = difficulty if difficulty is not None else lc.difficulty
+        gamma = difficulty if difficulty is not None or refit_difficulty else lc.difficulty
         rates = rates.join(length_controlled_bootstrap(prefs, difficulty=gamma, replicates=replicates, seed=seed,
                                                        alpha=alpha).reindex(models))
     else:
         rates["lc_ci_low"] = rates["lc_ci_high"] = np.nan
     if fitted:
-        notes.append(LC_SE_NOTE + (f"; {replicates} replicates" if replicates else "; no LC interval: lc_bootstrap 0"))
+        held = "held at the published table" if difficulty is not None else \
+            "refitted in each replicate" if refit_difficulty else "held at the full fit"
+        notes.append(LC_SE_NOTE.format(difficulty=held) + (f"; {replicates} replicates" if replicates else
+                                                             "; no LC interval: lc_bootstrap 0"))
     return LengthFields(rates[list(LC_COLUMNS)], lc.difficulty_source, tuple(notes))
 
 

@@ -37,10 +37,15 @@ class JudgeSettings:
     seed: int = 0
     difficulty: pd.Series | None = field(default=None, compare=False)  # a published γ per query_id (length control)
     lc_bootstrap: int = DEFAULT_LC_REPLICATES  # replicates of the length-controlled interval; 0: none
+    # The LC interval's replicates refit the joint prompt difficulty too (about 20 times slower); by default they
+    # hold it at the full fit, as AlpacaEval holds its published γ. A published table (difficulty) is never refitted.
+    refit_difficulty: bool = False
 
     def __post_init__(self):
         check_integer(self.bootstrap, "bootstrap", 0, error=JudgeError)
         check_integer(self.lc_bootstrap, "lc_bootstrap", 0, error=JudgeError)
+        if not isinstance(self.refit_difficulty, bool):
+            raise JudgeError(f"`refit_difficulty` must be true or false, not {self.refit_difficulty!r}")
         check_alpha(self.alpha, error=JudgeError)
         check_seed(self.seed, error=JudgeError)
         if self.baseline is not None and (not isinstance(self.baseline, str) or not self.baseline.strip()):
