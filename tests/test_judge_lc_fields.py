@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import core.judge.length_fields as fields
 from core.cli import main
 from core.judge.analysis import JudgeError, JudgeSettings, judge
 from core.judge.length_control import length_controlled
+from core.ranking.bradley_terry import ConvergenceError
 
 
 def synthetic(n_prompts=120, seed=0, lengths=True) -> pd.DataFrame:
@@ -104,3 +106,22 @@ def test_refitting_the_difficulty_in_each_replicate_is_a_choice_the_notes_name()
     assert refit.params["refit_difficulty"] is True
     with pytest.raises(JudgeError, match="`refit_difficulty` must be true or false"):
         JudgeSettings(refit_difficulty="yes")
+
+
+def test_a_length_model_that_does_not_converge_leaves_the_win_rates_standing(monkeypatch):
+    def fails(*args, **kwargs):
+        raise ConvergenceError("length-controlled GLM: Newton's method did not converge in 100 iterations", 100)
+
+    frame = synthetic(n_prompts=40)
+    expected = judge(frame, JudgeSettings(bootstrap=30, lc_bootstrap=0)).rates["win_rate"]
+    monkeypatch.setattr(fields, "length_controlled_bootstrap", fails)
+    result = judge(frame, JudgeSettings(bootstrap=30, lc_bootstrap=5))
+    assert result.rates[["lc_ci_low", "lc_ci_high"]].drop("base").isna().all().all()
+    assert result.rates.loc["good", "length_controlled_winrate"] > 50
+    assert any(n.startswith("no length-controlled interval: length-controlled GLM") for n in result.notes)
+    monkeypatch.setattr(fields, "length_controlled", fails)
+    result = judge(frame, JudgeSettings(bootstrap=30, lc_bootstrap=5))
+    pd.testing.assert_series_equal(result.rates["win_rate"].sort_index(), expected.sort_index())
+    assert result.rates["length_controlled_winrate"].drop("base").isna().all()
+    assert any(n.startswith("no length-controlled win rate: length-controlled GLM") for n in result.notes)
+    assert "nan" not in json.dumps(result.as_dict()).lower()

@@ -44,7 +44,7 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
         rates = rates.join(bootstrap_win_rates(rows, judged, settings.bootstrap, settings.seed, settings.alpha))
     else:
         rates["win_rate_ci_low"] = rates["win_rate_ci_high"] = np.nan
-        notes.append("no intervals: bootstrap 0")
+        notes.append("no win-rate interval: bootstrap 0")
     lc = length_fields(rows, models, difficulty=settings.difficulty, replicates=settings.lc_bootstrap,
                        seed=settings.seed, alpha=settings.alpha, refit_difficulty=settings.refit_difficulty)
     rates = rates.join(lc.rates[list(LC_COLUMNS)])

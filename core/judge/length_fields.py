@@ -13,6 +13,7 @@ import pandas as pd
 
 from core.judge.difficulty import read_difficulty
 from core.judge.length_control import length_controlled, length_controlled_bootstrap
+from core.ranking.bradley_terry import ConvergenceError
 
 LC_COLUMNS = ("length_controlled_winrate", "lc_standard_error", "lc_warning", "lc_ci_low", "lc_ci_high")
 LC_SE_NOTE = ("lc_standard_error is AlpacaEval's: the spread of the fitted per-prompt predictions over √n, with the "
@@ -37,23 +38,35 @@ def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Seri
     AlpacaEval, too, treats γ as given, and refitting the joint difficulty fit in every replicate costs some 20
     times more (docs/methods.md §12 describes both).
     """
-    lc = length_controlled(prefs, difficulty=difficulty)
+    try:
+        lc = length_controlled(prefs, difficulty=difficulty)
+    except ConvergenceError as exc:  # the exact win rates stand without it; the notes say why it is absent
+        return _absent(models, f"no length-controlled win rate: {exc}")
     rates = lc.rates.reindex(models)
     rates["lc_warning"] = rates["lc_warning"].astype(object).where(rates["lc_warning"].notna(), None)
     fitted = rates["length_controlled_winrate"].notna().any()
     notes = list(lc.notes)
+    rates["lc_ci_low"] = rates["lc_ci_high"] = np.nan
     if replicates and fitted:
         gamma = difficulty if difficulty is not None or refit_difficulty else lc.difficulty
-        rates = rates.join(length_controlled_bootstrap(prefs, difficulty=gamma, replicates=replicates, seed=seed,
-                                                       alpha=alpha).reindex(models))
-    else:
-        rates["lc_ci_low"] = rates["lc_ci_high"] = np.nan
+        try:
+            interval = length_controlled_bootstrap(prefs, difficulty=gamma, replicates=replicates, seed=seed,
+                                                   alpha=alpha)
+            rates[["lc_ci_low", "lc_ci_high"]] = interval.reindex(models)[["lc_ci_low", "lc_ci_high"]]
+        except ConvergenceError as exc:
+            notes.append(f"no length-controlled interval: {exc}")
     if fitted:
         held = "held at the published table" if difficulty is not None else \
             "refitted in each replicate" if refit_difficulty else "held at the full fit"
         notes.append(LC_SE_NOTE.format(difficulty=held) + (f"; {replicates} replicates" if replicates else
                                                              "; no LC interval: lc_bootstrap 0"))
     return LengthFields(rates[list(LC_COLUMNS)], lc.difficulty_source, tuple(notes))
+
+
+def _absent(models: list[str], why: str) -> LengthFields:
+    rates = pd.DataFrame(np.nan, index=pd.Index(models, name="model"), columns=list(LC_COLUMNS))
+    rates["lc_warning"] = None
+    return LengthFields(rates, None, (why,))
 
 
 def read_difficulty_table(path: str | Path) -> pd.Series:
