@@ -344,3 +344,25 @@ def test_glm_with_too_few_distinct_prompts_does_not_fail():
     gamma = fit_difficulty(grid, tanh_gap, flat, weights).gamma
     coef = fit_glms(grid, tanh_gap, flat, gamma, weights)
     assert np.isfinite(coef).all()
+
+
+def test_joint_newton_step_by_conjugate_gradients_equals_the_dense_solve():
+    from core.judge import difficulty
+
+    rng = np.random.default_rng(3)
+    n_models, n_prompts = 30, 200
+    curv = rng.uniform(0.01, 0.25, (n_models, n_prompts)) * (rng.random((n_models, n_prompts)) > 0.1)
+    tanh_gap = np.tanh(rng.normal(0, 1, (n_models, n_prompts)))
+    no_spread = np.zeros(n_models, dtype=bool)
+    no_spread[4] = True
+    tanh_gap[4] = 0.0
+    g_model, g_gamma = rng.normal(size=2 * n_models), rng.normal(size=n_prompts)
+    g_model[n_models + 4] = 0.0  # as in the fit: φ of a model without a length term has no gradient
+    diag_gamma = curv.sum(axis=0) + 0.1
+    step, step_gamma = difficulty._newton_step(curv, tanh_gap, no_spread, g_model, g_gamma, diag_gamma)
+    curv_t = curv * tanh_gap
+    h_pp = np.where(no_spread, 1.0, (curv_t * tanh_gap).sum(1))
+    rhs = g_model - np.concatenate([(curv * g_gamma / diag_gamma).sum(1), (curv_t * g_gamma / diag_gamma).sum(1)])
+    dense = difficulty._dense_step(curv.sum(1), curv_t.sum(1), h_pp, curv, curv_t, diag_gamma, rhs)
+    np.testing.assert_allclose(step, dense, rtol=1e-9, atol=1e-12)
+    assert step[n_models + 4] == pytest.approx(0.0, abs=1e-12)

@@ -27,6 +27,7 @@ DIFFICULTY_RIDGE = 0.1
 MIN_ROWS = 10  # fewer prompts than this cannot support a three-coefficient GLM per model
 TOLERANCE = 1e-9  # Newton stops when no coefficient moves by more than this
 MAX_ITER = 100
+CG_TOLERANCE = 1e-12  # relative residual of the Newton system: far below what Newton's own convergence needs
 MAX_HALVINGS = 60  # 2⁻⁶⁰: beyond this a step cannot change a double-precision coefficient
 ID_COLUMNS = ("query_id", "instruction_id", "index")
 DIFFICULTY_COLUMNS = ("difficulty", "instruction_difficulty", "gamma")
@@ -186,21 +187,8 @@ def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.nda
         curv = weights * mu * (1.0 - mu)
         g_model = np.concatenate([resid.sum(axis=1), (resid * tanh_gap).sum(axis=1)])
         g_gamma = resid.sum(axis=0) - ridge * gamma
-        h_pp = (curv * tanh_gap**2).sum(axis=1)
-        h_pp = np.where(no_spread, 1.0, h_pp)  # φ of a model without a length term stays 0 (its gradient is 0)
-        block = np.diag(np.concatenate([curv.sum(axis=1), h_pp]))
-        off = (curv * tanh_gap).sum(axis=1)
-        idx = np.arange(n_models)
-        block[idx, idx + n_models] = block[idx + n_models, idx] = off
-        cross = np.vstack([curv, curv * tanh_gap])  # (2M, X): ∂²/∂(θ,φ)∂γ
         diag_gamma = curv.sum(axis=0) + ridge
-        scaled = cross / diag_gamma[None, :]
-        schur = block - scaled @ cross.T
-        try:
-            step_model = np.linalg.solve(schur, g_model - scaled @ g_gamma)
-        except np.linalg.LinAlgError:  # singular (e.g. a model with one prompt left): minimum-norm step
-            step_model = np.linalg.lstsq(schur, g_model - scaled @ g_gamma, rcond=None)[0]
-        step_gamma = (g_gamma - cross.T @ step_model) / diag_gamma
+        step_model, step_gamma = _newton_step(curv, tanh_gap, no_spread, g_model, g_gamma, diag_gamma)
         if max(np.max(np.abs(step_model), initial=0.0), np.max(np.abs(step_gamma), initial=0.0)) < tolerance:
             return JointFit(gamma + step_gamma, theta + step_model[:n_models], phi + step_model[n_models:],
                             iteration)
@@ -216,6 +204,88 @@ def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.nda
             return JointFit(gamma, theta, phi, iteration)  # no step improves: at the maximum up to rounding
         (theta, phi, gamma), value, mu = cand, new_value, new_mu
     raise ConvergenceError(f"joint difficulty fit: Newton's method did not converge in {MAX_ITER} iterations")
+
+
+def _newton_step(curv: np.ndarray, tanh_gap: np.ndarray, no_spread: np.ndarray, g_model: np.ndarray,
+                 g_gamma: np.ndarray, diag_gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The joint fit's Newton step: γ eliminated, the (θ, φ) system S δ = r solved, then γ's step.
+
+    S = A − B D⁻¹ Bᵀ (A: each model's 2 × 2 block, B: the (θ, φ)–γ cross terms, D: γ's diagonal) is solved by
+    conjugate gradients preconditioned with S's own 2 × 2 blocks, using products with B only (no 2M × 2M
+    matrix, no LAPACK call: a dense solve's threads stall on a busy machine). It converges in about ten
+    iterations here; the dense solve remains the fallback.
+    """
+    n_models = curv.shape[0]
+    curv_t = curv * tanh_gap
+    h_tt, h_tp = curv.sum(axis=1), curv_t.sum(axis=1)
+    h_pp = np.where(no_spread, 1.0, (curv_t * tanh_gap).sum(axis=1))  # φ without a length term stays 0
+
+    def cross_t(v_theta, v_phi):  # Bᵀ v, a prompt vector
+        return (curv * v_theta[:, None] + curv_t * v_phi[:, None]).sum(axis=0)
+
+    def cross(u):  # B u, a (θ, φ) vector
+        return np.concatenate([(curv * u).sum(axis=1), (curv_t * u).sum(axis=1)])
+
+    def schur_times(v):
+        v_theta, v_phi = v[:n_models], v[n_models:]
+        return np.concatenate([h_tt * v_theta + h_tp * v_phi, h_tp * v_theta + h_pp * v_phi]) \
+            - cross(cross_t(v_theta, v_phi) / diag_gamma)
+
+    rhs = g_model - cross(g_gamma / diag_gamma)
+    s_tt = h_tt - (curv**2 / diag_gamma).sum(axis=1)
+    s_tp = h_tp - (curv * curv_t / diag_gamma).sum(axis=1)
+    s_pp = h_pp - (curv_t**2 / diag_gamma).sum(axis=1)
+    det = s_tt * s_pp - s_tp**2
+    step = None
+    if np.all(det > 0) and np.all(np.isfinite(det)):
+        def precondition(r):
+            r_t, r_p = r[:n_models], r[n_models:]
+            return np.concatenate([(s_pp * r_t - s_tp * r_p) / det, (s_tt * r_p - s_tp * r_t) / det])
+
+        step = _conjugate_gradients(schur_times, precondition, rhs, max_iter=2 * n_models + 20)
+    if step is None:
+        step = _dense_step(h_tt, h_tp, h_pp, curv, curv_t, diag_gamma, rhs)
+    step_gamma = (g_gamma - cross_t(step[:n_models], step[n_models:])) / diag_gamma
+    return step, step_gamma
+
+
+def _conjugate_gradients(times, precondition, rhs: np.ndarray, max_iter: int) -> np.ndarray | None:
+    """Preconditioned CG for a symmetric positive definite system; None if it does not reach the tolerance."""
+    x = np.zeros_like(rhs)
+    r = rhs.copy()
+    target = CG_TOLERANCE * max(np.linalg.norm(rhs), 1e-300)
+    if np.linalg.norm(r) <= target:
+        return x
+    z = precondition(r)
+    p, rz = z.copy(), r @ z
+    for _ in range(max_iter):
+        sp = times(p)
+        curvature = p @ sp
+        if not curvature > 0:
+            return None
+        alpha = rz / curvature
+        x += alpha * p
+        r -= alpha * sp
+        if np.linalg.norm(r) <= target:
+            return x
+        z = precondition(r)
+        rz_next = r @ z
+        p = z + (rz_next / rz) * p
+        rz = rz_next
+    return None
+
+
+def _dense_step(h_tt, h_tp, h_pp, curv, curv_t, diag_gamma, rhs) -> np.ndarray:
+    n_models = curv.shape[0]
+    cross = np.vstack([curv, curv_t])  # (2M, X): ∂²/∂(θ,φ)∂γ
+    schur = np.diag(np.concatenate([h_tt, h_pp])) - (cross / diag_gamma[None, :]) @ cross.T
+    idx = np.arange(n_models)
+    schur[idx, idx + n_models] += h_tp
+    schur[idx + n_models, idx] += h_tp
+    try:
+        return np.linalg.solve(schur, rhs)
+    except np.linalg.LinAlgError:  # singular (e.g. a model with one prompt left): minimum-norm step
+        return np.linalg.lstsq(schur, rhs, rcond=None)[0]
 
 
 def read_difficulty(path: str | Path) -> pd.Series:
