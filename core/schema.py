@@ -73,7 +73,13 @@ RUN_COLUMN_ALIASES = {"model": "model_id", "task": "task_id", "metric": "metric_
                       "dataset": "category"}
 DEFAULT_METRIC = "score"
 
-KINDS = ("votes", "counts", "eval_runs", "winrate_matrix")
+# Judged preferences: one row per (model, prompt) of a model's answer against one baseline's answer
+# (AlpacaEval, Arena-Hard, MT-bench pairwise); ``preference`` = P(the model's answer beats the baseline's)
+# in [0, 1], 0.5 a draw (core.io.preferences reads the other scales onto it).
+PREFERENCE_REQUIRED = ("model", "baseline", "query_id", "preference")
+PREFERENCE_COLUMNS = ("model", "baseline", "query_id", "preference", "category", "len_model", "len_baseline", "judge")
+
+KINDS = ("votes", "counts", "eval_runs", "winrate_matrix", "preferences")
 
 
 # The named choices and defaults of settings (no heavy imports: `evalboard --help` lists every option

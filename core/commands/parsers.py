@@ -1,4 +1,5 @@
-"""The command-line options of the human-evaluation workflow: ``evalboard collect``, ``campaign``, ``evalset``.
+"""The command-line options of the human-evaluation workflow (``evalboard collect``, ``campaign``, ``evalset``)
+and of ``evalboard judge``.
 
 Only the standard library and :mod:`core.schema` are imported here: ``evalboard --help`` builds these
 parsers, and must not wait for pandas, openai or the store (tests/test_cli_imports.py). Each command's
@@ -20,8 +21,9 @@ DEFAULT_GRACE_S = 10.0  # as core.collect.stop.DEFAULT_GRACE_S (not imported: --
 
 
 def add_commands(sub: argparse._SubParsersAction) -> dict[str, Callable[[argparse.Namespace], int]]:
-    """Add ``collect``, ``campaign`` and ``evalset`` to the CLI's subparsers; {name: handler(args) -> exit status}."""
-    return {**_add_collect(sub), **_add_campaign(sub), **_add_evalset(sub)}
+    """Add ``collect``, ``campaign``, ``evalset`` and ``judge`` to the CLI's subparsers; {name: handler(args) -> exit
+    status}."""
+    return {**_add_collect(sub), **_add_campaign(sub), **_add_evalset(sub), **_add_judge(sub)}
 
 
 def deferred(module: str, function: str) -> Callable[[argparse.Namespace], int]:
@@ -30,6 +32,32 @@ def deferred(module: str, function: str) -> Callable[[argparse.Namespace], int]:
         return getattr(importlib.import_module(module), function)(args)
 
     return handler
+
+
+def _add_judge(sub: argparse._SubParsersAction) -> dict:
+    parser = sub.add_parser("judge", help="win rates of judged preferences against a baseline (AlpacaEval)",
+                            description="AlpacaEval's win rate, standard error, wins, draws, discrete and "
+                                        "length-controlled win rates of every model of FILE (judged preferences "
+                                        "against a baseline: a file or a stored dataset), with bootstrap intervals "
+                                        "over prompts and per-category win rates.")
+    parser.add_argument("votes", metavar="FILE|DATASET")
+    parser.add_argument("--baseline", metavar="NAME", help="the baseline (default: the file's only one)")
+    parser.add_argument("--format", choices=("json", "markdown", "csv"), default="json")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="replicates of the prompt bootstrap (default 1000; 0: no intervals)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="intervals at level 1 - alpha (default 0.05)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--difficulty", metavar="FILE", help="a published prompt-difficulty table (query_id or "
+                        "instruction_id, difficulty) for length control, instead of the joint fit over the file")
+    parser.add_argument("--kind", choices=("preferences",), default="preferences",
+                        help="what the file holds (only preferences)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write here instead of standard output")
+    parser.add_argument("--db", help="SQLite file for a stored dataset (default: $EVALBOARD_DB or data/evalboard.db)")
+    parser.add_argument("--map", action="append", default=[], metavar="COLUMN=SOURCE",
+                        help="read COLUMN (model, baseline, query_id, preference, preference_raw, winner, category, "
+                             "len_model, len_baseline, judge) from the file's SOURCE column (repeatable)")
+    parser.set_defaults(outcome=[], missing="skip")
+    return {"judge": deferred("core.commands.judge", "cmd_judge")}
 
 
 def _add_collect(sub: argparse._SubParsersAction) -> dict:

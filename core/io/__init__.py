@@ -1,4 +1,4 @@
-"""Loading and validating inputs: votes, counts tables, EvalRuns and win-rate matrices.
+"""Loading and validating inputs: votes, counts tables, EvalRuns, win-rate matrices and judged preferences.
 
 ``load(source)`` reads a file (path, bytes or uploaded file), decides what it holds from its
 columns (or takes ``kind``), maps aliases and an optional user column/outcome mapping onto the
@@ -23,6 +23,7 @@ from core.errors import SettingError
 from core.io.guess import Proposal, propose_mapping
 from core.io.matrix import looks_like_broken_matrix, looks_like_matrix, matrix_from_frames
 from core.io.missing import DEFAULT_MISSING, MISSING_RULES, check_missing_rule
+from core.io.preferences import looks_like_preferences, preferences_from_frame
 from core.io.problems import InputError, Problem, ProblemList
 from core.io.read import open_source, read_json_document, read_table
 from core.io.runs import is_lm_eval_document, runs_from_frame, runs_from_lm_eval, runs_from_wide, wide_key_column
@@ -60,6 +61,8 @@ def detect_kind(frame: pd.DataFrame, columns: Mapping[str, str] | None = None) -
         return "counts"
     if pairwise:
         return "votes"
+    if looks_like_preferences(names):  # a model, a baseline and a judgement (AlpacaEval's files among them)
+        return "preferences"
     run_names = names | {dst for src, dst in RUN_COLUMN_ALIASES.items() if src in names}
     if {"model_id", "task_id"} <= run_names:  # a long table (without score it is reported as missing)
         return "eval_runs"
@@ -78,7 +81,7 @@ def load(source: Any, kind: str | None = None, *, columns: Mapping[str, str] | N
     Parameters
     ----------
     source : path, bytes or file-like (a Streamlit upload works as it is)
-    kind : votes | counts | eval_runs | eval_runs_wide | lm_eval | winrate_matrix; detected when None
+    kind : votes | counts | eval_runs | eval_runs_wide | lm_eval | winrate_matrix | preferences; detected when None
     columns : canonical column -> the file's column, for files whose names differ
     outcomes : the file's winner value -> model_a | model_b | tie | tie (bothbad)
     metric : lm-evaluation-harness metric to read (default ``acc``); metric name for wide tables
@@ -117,6 +120,11 @@ def load(source: Any, kind: str | None = None, *, columns: Mapping[str, str] | N
     elif kind == "eval_runs_wide":
         frame, notes = runs_from_wide(table, raw.name, columns, metric or "score", missing)
         kind = "eval_runs"
+    elif kind == "preferences":
+        if outcomes:
+            raise SettingError("--outcome maps the winner values of votes and counts; a preferences file's "
+                               "winner labels are model, baseline and tie")
+        frame, notes = preferences_from_frame(table, raw.name, columns)
     elif kind == "winrate_matrix":
         count_matrix = open_source(counts) if counts is not None else None
         frame, notes = matrix_from_frames(table, raw.name, read_table(count_matrix) if count_matrix else None,
@@ -174,10 +182,10 @@ def detection(table: pd.DataFrame) -> tuple[str | None, Proposal | None]:
 
 def content_fingerprint(kind: str, frame: pd.DataFrame) -> str:
     """sha256 of the validated content: the same data gives the same fingerprint whichever files,
-    paths, names or mapping it came from. A score table's or counts table's rows are a set (their order
-    does not count); the order of votes does (file order is the order of last resort for drift)."""
+    paths, names or mapping it came from. A score table's, counts table's or preferences table's rows are a set
+    (their order does not count); the order of votes does (file order is the order of last resort for drift)."""
     hashes = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-    if kind in ("eval_runs", "counts"):
+    if kind in ("eval_runs", "counts", "preferences"):
         hashes = np.sort(hashes)
     digest = hashlib.sha256(kind.encode())
     digest.update(json.dumps([[str(c), str(frame[c].dtype)] for c in frame.columns]).encode())

@@ -1,0 +1,87 @@
+"""What a judge analysis takes and gives: :class:`JudgeSettings` and :class:`JudgeResult`.
+
+The bottom of :mod:`core.judge`: nothing here computes a rate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from core.errors import EvalBoardError
+from core.validation import check_alpha, check_integer, check_seed
+
+DEFAULT_REPLICATES = 1000
+# Per-model fields, in the order of the JSON objects and the CSV columns; the first ten are AlpacaEval's
+# leaderboard columns under AlpacaEval's names and scale (percent).
+MODEL_FIELDS = ("model", "win_rate", "standard_error", "n_wins", "n_wins_base", "n_draws", "n_total",
+                "discrete_win_rate", "length_controlled_winrate", "lc_standard_error", "avg_length",
+                "win_rate_ci_low", "win_rate_ci_high", "lc_ci_low", "lc_ci_high", "lc_warning", "is_baseline")
+COUNT_FIELDS = ("n_wins", "n_wins_base", "n_draws", "n_total")
+CATEGORY_FIELDS = ("win_rate", "standard_error", "n_total")
+
+
+class JudgeError(EvalBoardError, ValueError):
+    """Settings or data a judge analysis cannot be computed from; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    baseline: str | None = None  # None: the file's one baseline (an error names the choices when there are several)
+    bootstrap: int = DEFAULT_REPLICATES  # replicates of the prompt bootstrap; 0: no intervals
+    alpha: float = 0.05
+    seed: int = 0
+    difficulty: pd.Series | None = field(default=None, compare=False)  # a published γ per query_id (length control)
+
+    def __post_init__(self):
+        check_integer(self.bootstrap, "bootstrap", 0, error=JudgeError)
+        check_alpha(self.alpha, error=JudgeError)
+        check_seed(self.seed, error=JudgeError)
+        if self.baseline is not None and (not isinstance(self.baseline, str) or not self.baseline.strip()):
+            raise JudgeError(f"`baseline` must be a model name, not {self.baseline!r}")
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """One row per model (the baseline included, at 50 / 50) in ``rates`` (index ``model``, the columns of
+    :data:`MODEL_FIELDS` after ``model``), per-category win rates in ``category_rates`` (index (model,
+    category), columns :data:`CATEGORY_FIELDS`), and what was done in ``params`` and ``notes``."""
+
+    baseline: str
+    rates: pd.DataFrame = field(repr=False)
+    category_rates: pd.DataFrame = field(repr=False)
+    categories: tuple[str, ...]
+    settings: JudgeSettings
+    params: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"baseline", "models": [{MODEL_FIELDS…, "categories": {name: {win_rate, standard_error,
+        n_total}}}], "categories": [...], "params": {...}}``; a value the data cannot give is None."""
+        by_model: dict[str, dict[str, Any]] = {}
+        for (model, category), row in self.category_rates.iterrows():
+            by_model.setdefault(model, {})[category] = {f: _plain(row[f], f) for f in CATEGORY_FIELDS}
+        models = []
+        for model, row in self.rates.iterrows():
+            entry = {"model": model, **{f: _plain(row[f], f) for f in MODEL_FIELDS[1:]}}
+            entry["categories"] = by_model.get(model, {})
+            models.append(entry)
+        return {"baseline": self.baseline, "models": models, "categories": list(self.categories),
+                "params": {**self.params, "notes": list(self.notes)}}
+
+
+def _plain(value: Any, name: str) -> Any:
+    """A JSON-ready value: counts as int, NaN (a number the data cannot give) as None."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    if name in COUNT_FIELDS or name == "avg_length":
+        return int(value)
+    if name == "is_baseline":
+        return bool(value)
+    return value
