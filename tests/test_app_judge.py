@@ -48,7 +48,8 @@ def stored(db_path, data: bytes, name: str) -> int:
 
 
 def table(at: AppTest) -> pd.DataFrame:
-    return next(d.value for d in at.main.dataframe if d.key == "judge_table")
+    """The win-rate table: the page's first table."""
+    return at.main.dataframe[0].value
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
