@@ -170,3 +170,18 @@ def test_real_alpaca_eval_file(db_path):
     assert len(shown) == 58 and shown["length_controlled_winrate"].notna().all()
     scatter = next(c for c in at.get("plotly_chart") if c.key == "judge_scatter")
     assert "NaN" not in scatter.proto.spec
+
+
+def test_reports_page_builds_the_judge_bundle(db_path):
+    dataset = stored(db_path, SAMPLE.read_bytes(), "judge_demo")
+    at = AppTest.from_file(APP, default_timeout=240)
+    for key, value in {"active_dataset": dataset, "report_bootstrap": 50, "report_png": False}.items():
+        at.session_state[key] = value
+    at.switch_page(str(REPO / "pages" / "reports.py"))
+    run(at)
+    assert any("length-controlled win rates" in c.value for c in at.main.caption)
+    assert not [s for s in at.selectbox if s.key == "report_baseline"]  # one baseline: nothing to choose
+    at.button(key="FormSubmitter:report_settings-Build the report").click()
+    run(at)
+    helps = {d.proto.label: d.proto.help for d in at.get("download_button")}
+    assert helps["JSON"] == "report.json" and helps["Markdown"] == "JUDGE_REPORT.md" and helps["CSV"] == "judge.csv"
