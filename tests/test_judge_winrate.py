@@ -175,3 +175,10 @@ def test_swapping_model_and_baseline_mirrors_every_rate(p):
     assert m["standard_error"] == pytest.approx(f["standard_error"], abs=1e-9)
     assert (m["n_wins"], m["n_wins_base"], m["n_draws"]) == (f["n_wins_base"], f["n_wins"], f["n_draws"])
     assert 0.0 <= f["win_rate"] <= 100.0
+
+
+def test_categorical_label_columns_give_the_same_result():
+    frame = prefs([("m", "q1", 1.0), ("m", "q2", 0.25), ("n", "q1", 0.5)], category=["x", "y", "x"])
+    as_categories = frame.astype({c: "category" for c in ("model", "baseline", "query_id", "category")})
+    settings = JudgeSettings(bootstrap=50, seed=1)
+    assert judge(as_categories, settings).as_dict() == judge(frame, settings).as_dict()

@@ -29,15 +29,18 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
     settings = settings or JudgeSettings()
     baseline = choose_baseline(prefs, settings.baseline)
     rows = prefs[prefs["baseline"].astype(str) == baseline].reset_index(drop=True)
+    # Labels as plain text, whatever the frame's origin (a file, or a stored dataset's categoricals).
+    rows = rows.assign(**{c: rows[c].astype(str) for c in ("model", "baseline", "query_id", "category", "judge")
+                          if c in rows})
     notes: list[str] = list(input_notes)
-    others = sorted(set(prefs["baseline"].astype(str)) - {baseline})
+    others = sorted(set(prefs["baseline"].astype(str).unique()) - {baseline})
     if others:
         notes.append(f"{len(prefs) - len(rows):,} rows against other baselines ({', '.join(others)}) left out")
     rates = head_to_head(rows, ["model"])
     rates = _with_baseline_row(rates, rows, baseline, notes)
     models = list(rates.index)
     if settings.bootstrap:
-        judged = sorted(set(rows["model"].astype(str)))  # the baseline may have no rows of its own
+        judged = sorted(rows["model"].astype(str).unique())  # the baseline may have no rows of its own
         rates = rates.join(bootstrap_win_rates(rows, judged, settings.bootstrap, settings.seed, settings.alpha))
     else:
         rates["win_rate_ci_low"] = rates["win_rate_ci_high"] = np.nan

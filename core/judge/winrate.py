@@ -52,9 +52,8 @@ def bootstrap_win_rates(prefs: pd.DataFrame, models: list[str], replicates: int,
     One multinomial draw of prompt multiplicities per replicate is shared by every model (the paired
     bootstrap over prompts); a model is scored on the prompts of the draw it has a judgement for.
     """
-    queries, q_codes = np.unique(prefs["query_id"].astype(str).to_numpy(), return_inverse=True)
-    position = {m: i for i, m in enumerate(models)}
-    m_codes = prefs["model"].map(position).to_numpy()
+    q_codes, queries = pd.factorize(prefs["query_id"].astype(str))
+    m_codes = pd.Categorical(prefs["model"].astype(str), categories=models).codes
     p = prefs["preference"].to_numpy(dtype=np.float64)
     sums = np.zeros((len(queries), len(models)))
     seen = np.zeros((len(queries), len(models)))
