@@ -3,6 +3,7 @@ downloads (no page flow here)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from core.judge.analysis import judge
@@ -14,6 +15,7 @@ from pages._shared import load_dataset
 
 PERCENT = ("length_controlled_winrate", "lc_ci_low", "lc_ci_high", "lc_standard_error", "win_rate",
            "win_rate_ci_low", "win_rate_ci_high", "standard_error", "discrete_win_rate")
+COUNTS = ("avg_length", "n_wins", "n_wins_base", "n_draws", "n_total")
 HELP = {"length_controlled_winrate": "AlpacaEval's length-controlled win rate (%): the win rate the judge would "
                                      "give at equal answer lengths",
         "lc_standard_error": "AlpacaEval's SE of the LC rate (fit held fixed)",
@@ -52,11 +54,15 @@ def settings_row(baselines: list[str]) -> tuple[str | None, int, float, int]:
 
 
 def column_config() -> dict:
-    config = {c: st.column_config.NumberColumn(c, format="%.2f", help=HELP.get(c)) for c in PERCENT}
-    config["avg_length"] = st.column_config.NumberColumn("avg_length", format="%.0f", help=HELP["avg_length"])
-    for c in ("n_wins", "n_wins_base", "n_draws", "n_total"):
-        config[c] = st.column_config.NumberColumn(c, format="%.0f", help=HELP.get(c))
-    return {c: v for c, v in config.items() if c in TABLE_COLUMNS}
+    """Each column's explanation (its numbers are formatted by :func:`styled`)."""
+    return {c: st.column_config.Column(c, help=HELP[c]) for c in TABLE_COLUMNS if c in HELP}
+
+
+def styled(table: pd.DataFrame):
+    """Two decimals for rates, whole numbers for counts and lengths, and a dash where the data gives no number
+    (Streamlit would print None); a Styler is fine here, the table has one row per model."""
+    formats = {c: "{:.2f}" for c in PERCENT if c in table} | {c: "{:,.0f}" for c in COUNTS if c in table}
+    return table.style.format(formats, na_rep="—")
 
 
 @st.cache_data(show_spinner="Rendering the PNG…", max_entries=4)
