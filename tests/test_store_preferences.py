@@ -10,7 +10,9 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from core.io import Loaded, content_fingerprint
+from core.cli import main
+from core.io import Loaded, content_fingerprint, load
+from core.samples.files import SAMPLES_DIR
 from core.store import Store
 from core.store.tables import PREFERENCE_SQL_TYPES, TABLE_OF_KIND
 from tests.conftest import shared_file
@@ -84,6 +86,23 @@ def test_replace_keeps_the_id(store):
     pdt.assert_frame_equal(store.load(first.dataset.id), newer)
 
 
+@pytest.mark.parametrize("name", ["judge_demo.csv"])
+def test_read_file_round_trip_and_listing(store, name):
+    """Through core.io's reader: what ``evalboard ingest`` stores is what a load gives back."""
+    read = load(SAMPLES_DIR / name)
+    assert read.kind == "preferences"
+    result = store.ingest(read, name="demo")
+    assert result.summary() == "stored 960 preferences rows as dataset 'demo' (id 1)"
+    pdt.assert_frame_equal(store.load("demo"), read.frame)
+    assert store.ingest(load(SAMPLES_DIR / name), name="again").created is False
+
+
+def test_real_file_through_the_reader(store):
+    read = load(shared_file("alpaca_eval_annotations/preferences.csv"))
+    store.ingest(read, name="alpaca")
+    pdt.assert_frame_equal(store.load("alpaca"), read.frame)
+
+
 def test_real_alpaca_eval_preferences_round_trip(store):
     raw = pd.read_csv(shared_file("alpaca_eval_annotations/preferences.csv"))
     frame = pd.DataFrame({"model": pd.array(raw["model"].astype(str), dtype="str"),
@@ -96,3 +115,16 @@ def test_real_alpaca_eval_preferences_round_trip(store):
     store.ingest(loaded(frame, "preferences.csv"), name="alpaca")
     pdt.assert_frame_equal(store.load("alpaca"), frame)
     pdt.assert_frame_equal(store.load("alpaca"), frame)  # the second load reads the columnar snapshot
+
+
+def test_cli_ingest_datasets_delete(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    assert main(["ingest", str(SAMPLES_DIR / "judge_demo.csv"), "--db", db]) == 0
+    assert "stored 960 preferences rows as dataset 'judge_demo'" in capsys.readouterr().out
+    assert main(["datasets", "--db", db]) == 0
+    listing = capsys.readouterr().out
+    assert "preferences" in listing and "judge_demo" in listing
+    assert main(["delete", "judge_demo", "--db", db]) == 0
+    with Store(db) as store:
+        assert store.datasets() == []
+        assert store.db.execute("SELECT COUNT(*) FROM preferences").fetchone()[0] == 0
