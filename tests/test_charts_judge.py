@@ -13,6 +13,8 @@ import pytest
 from core.charts.judge import (
     EXTREMES,
     LABEL_ALL_UP_TO,
+    LABEL_HEIGHT,
+    LABEL_WIDTH,
     MOVERS,
     category_winrate_heatmap,
     labelled_models,
@@ -66,16 +68,30 @@ def test_the_diagonal_and_the_baseline_are_drawn():
 
 
 @pytest.mark.parametrize("n", [58, 250])
-def test_a_large_field_labels_only_the_extremes(n):
+def test_a_large_field_labels_only_the_extremes_without_overlap(n):
     frame = rates(n, baseline=None)
     fig = lc_vs_raw_scatter(frame)
     names = labelled(fig)
-    assert EXTREMES * 2 <= len(names) <= EXTREMES * 2 + MOVERS
+    assert 1 <= len(names) <= EXTREMES * 2 + MOVERS and names == labelled_models(frame)
     lc = frame.set_index("model")["length_controlled_winrate"]
-    assert set(lc.nlargest(EXTREMES).index) | set(lc.nsmallest(EXTREMES).index) <= set(names)
-    moved = (frame["length_controlled_winrate"] - frame["win_rate"]).abs()
-    assert frame["model"][moved.idxmax()] in names
+    raw = frame.set_index("model")["win_rate"]
+    moved = (lc - raw).abs()
+    candidates = (set(moved.nlargest(MOVERS).index) | set(lc.nlargest(EXTREMES).index)
+                  | set(lc.nsmallest(EXTREMES).index))
+    assert set(names) <= candidates and moved.idxmax() in names  # the largest move is always named
+    span = max(lc.max() - lc.min(), raw.max() - raw.min())
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            assert abs(lc[a] - lc[b]) > LABEL_HEIGHT * span or abs(raw[a] - raw[b]) > LABEL_WIDTH * span
     assert fig.layout.height >= 600
+
+
+def test_labels_that_would_collide_are_left_to_the_hover():
+    """Three of the worst models sit on one spot: one label there, not three on top of each other."""
+    frame = rates(40, baseline=None)
+    frame.loc[[0, 1, 2], ["win_rate", "length_controlled_winrate"]] = [[1.0, 1.0], [1.2, 1.1], [1.1, 1.3]]
+    names = labelled_models(frame)
+    assert len({"m000", "m001", "m002"} & set(names)) == 1
 
 
 def test_a_small_field_labels_every_model():

@@ -19,18 +19,27 @@ RAW, LC, LENGTH = "win_rate", "length_controlled_winrate", "avg_length"
 EXTREMES = 3  # best and worst by LC, labelled
 MOVERS = 4  # the models whose LC moves furthest from the raw rate, labelled
 LABEL_ALL_UP_TO = 12  # with this few models every point is labelled
+LABEL_HEIGHT, LABEL_WIDTH = 0.035, 0.3  # a label's size as a share of the axes' span (for overlap checks)
 
 
 def labelled_models(rates: pd.DataFrame) -> list[str]:
-    """Which models get a text label on the scatter: all of a small field, else the EXTREMES best and worst
-    by LC and the MOVERS largest |LC − raw| (names in the order of ``rates``)."""
+    """Which models get a text label on the scatter: all of a small field, else the MOVERS largest |LC − raw|
+    and the EXTREMES best and worst by LC, in that priority, each only where its label would not cover one
+    already placed (names in the order of ``rates``)."""
     if len(rates) <= LABEL_ALL_UP_TO:
         return [str(m) for m in rates["model"]]
+    raw = rates[RAW].to_numpy(dtype=float)
     lc = rates[LC].to_numpy(dtype=float)
-    moved = np.abs(lc - rates[RAW].to_numpy(dtype=float))
     order = np.argsort(-lc, kind="stable")
-    chosen = set(order[:EXTREMES]) | set(order[-EXTREMES:]) | set(np.argsort(-moved, kind="stable")[:MOVERS])
-    return [str(m) for i, m in enumerate(rates["model"]) if i in chosen]
+    candidates = [*np.argsort(-np.abs(lc - raw), kind="stable")[:MOVERS], *order[:EXTREMES], *order[::-1][:EXTREMES]]
+    span = max(float(np.nanmax(lc) - np.nanmin(lc)), float(np.nanmax(raw) - np.nanmin(raw)), 1.0)
+    placed: list[int] = []
+    for i in candidates:
+        # A label runs to the right of its point: it collides with one about a line high and a name wide.
+        if i not in placed and all(abs(lc[i] - lc[j]) > LABEL_HEIGHT * span or abs(raw[i] - raw[j]) > LABEL_WIDTH * span
+                                   for j in placed):
+            placed.append(i)
+    return [str(m) for i, m in enumerate(rates["model"]) if i in placed]
 
 
 def lc_vs_raw_scatter(models: pd.DataFrame | list[dict[str, Any]], baseline: str | None = None,
@@ -80,15 +89,20 @@ def lc_vs_raw_scatter(models: pd.DataFrame | list[dict[str, Any]], baseline: str
         fig.add_trace(go.Scatter(x=[50.0], y=[50.0], mode="markers", showlegend=False,
                                  marker={"size": 11, "symbol": "circle-open", "color": "#d62728", "line": {"width": 2}},
                                  hovertemplate=f"baseline {labels([baseline])[0]}: 50 / 50<extra></extra>"))
+        fig.add_annotation(x=50.0, y=50.0, text="baseline", showarrow=False, font={"size": 10, "color": "#d62728"},
+                           xanchor="right", xshift=-8, yanchor="middle")
     left_out = len(frame) - len(shown)
     if left_out:
         fig.add_annotation(text=f"{left_out} model{'s' if left_out != 1 else ''} without an LC rate not shown",
                            xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
                            showarrow=False, font={"size": 11, "color": "#555"})
     low, high = _axis_range(shown[[RAW, LC]].to_numpy(dtype=float))
-    fig.update_xaxes(title="raw win rate (%)", range=[low, high], showgrid=True, gridcolor="#eee", zeroline=False)
+    # One scale on both axes (the diagonal at 45°); the plot area shrinks to a square rather than the x range
+    # growing past 0 and 100 to fill a wide figure.
+    fig.update_xaxes(title="raw win rate (%)", range=[low, high], showgrid=True, gridcolor="#eee", zeroline=False,
+                     constrain="domain")
     fig.update_yaxes(title="length-controlled win rate (%)", range=[low, high], showgrid=True, gridcolor="#eee",
-                     zeroline=False, scaleanchor="x", scaleratio=1)
+                     zeroline=False, scaleanchor="x", scaleratio=1, constrain="domain")
     against = f" against {labels([baseline])[0]}" if baseline is not None else ""
     fig.update_layout(title=title + against, height=640, plot_bgcolor="white",
                       margin={"l": 20, "r": 20, "t": 80, "b": 20})

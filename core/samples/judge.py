@@ -1,9 +1,10 @@
 """Seeded demo judged preferences: 8 models × 120 prompts against one baseline, AlpacaEval-style.
 
 The judge prefers longer answers, so raw win rates reward verbosity; the abilities and verbosities are fixed by
-hand so that the story the Judge page tells is the same for every seed: ``verbose-7b`` wins often only because
-it writes twice as long (its length-controlled rate falls well below its raw rate), ``terse-pro`` is strong but
-short (its LC rate rises), ``echo-baseline`` answers like the baseline (both rates near 50).
+hand so that the story the Judge page tells is the same for every seed: ``verbose-7b`` out-wins the stronger
+``echo-baseline`` only because it writes twice as long (its length-controlled rate falls below its raw rate),
+``terse-pro`` is strong but short (its LC rate rises), ``echo-baseline`` answers like the baseline (both rates
+near 50). The length effect is moderate, so no LC moves far enough for AlpacaEval's warning.
 
 Model of a preference (the truth, docs/methods.md §12's GLM read forwards):
 ``logit P = ability − difficulty_x + LENGTH_WEIGHT · tanh((len_model − len_baseline) / LENGTH_SCALE) + noise``,
@@ -34,7 +35,7 @@ JUDGE_MODELS = {
     "padded-3b": (-0.8, 1.8),
     "nimbus-1b": (-1.4, 0.7),
 }
-LENGTH_WEIGHT = 1.0
+LENGTH_WEIGHT = 0.6
 LENGTH_SCALE = 800.0  # characters
 JUDGE_SAMPLE = "judge_demo.csv"
 
