@@ -213,6 +213,35 @@ BASEBALL_THETA_SE = [0.3339, 0.3319, 0.3396, 0.3433, 0.3359, 0.3367]
 ALPACA2_PUBLISHED = {"gpt4_1106_preview": 50.0, "claude-2": 17.188240356708075, "claude-2.1": 15.733506736409938,
                      "OpenHermes-2.5-Mistral-7B": 10.340415705751552, "gpt-3.5-turbo-1106": 9.177964561962735,
                      "jina-chat": 7.786130393366459}
+# AlpacaEval 2.0 length-controlled win rates (percent): column length_controlled_winrate of
+# src/alpaca_eval/leaderboards/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv at
+# github.com/tatsu-lab/alpaca_eval commit 01f3cb2de42f7cc814d838a8946563ab9af1725c, for the models of
+# ../shared/data/alpaca_eval_annotations/preferences.csv listed there (51 of the 57; the five FuseChat models and
+# NullModel joined the leaderboard later). lc_standard_error is published for vicuna-13b-v1.5-togetherai only.
+ALPACA2_PUBLISHED_LC = {
+    "Mixtral-8x7B-Instruct-v0.1_concise": 22.962609472758643, "OpenHermes-2.5-Mistral-7B": 16.248577696674843,
+    "Qwen-14B-Chat": 12.378741790737235, "alpaca-7b": 5.875487163278986, "alpaca-7b_concise": 4.467251679930348,
+    "alpaca-7b_verbose": 6.816306816367379, "alpaca-farm-ppo-human": 6.418603294911531,
+    "alpaca-farm-ppo-sim-gpt4-20k": 7.121808101560879, "baize-v2-13b": 7.012247205044542,
+    "chatglm2-6b": 4.35928292679035, "claude": 27.289504443727107, "claude-2": 28.155196141629148,
+    "claude-2.1": 25.251943886133027, "claude-2.1_concise": 18.2084579084493,
+    "claude-instant-1.2": 25.61225902543337, "falcon-40b-instruct": 5.6075325447394455,
+    "falcon-7b-instruct": 4.036937566812824, "gemma-2b-it": 5.437453620377121, "gemma-7b-it": 10.425760403690134,
+    "gpt-3.5-turbo-0301": 18.09324155198033, "gpt-3.5-turbo-1106": 19.30058903498905,
+    "gpt-3.5-turbo-1106_concise": 15.769520983894386, "gpt-3.5-turbo-1106_verbose": 22.00093702171442,
+    "gpt35_turbo_instruct": 17.72780108286588, "gpt4_0613_concise": 21.57799091454269, "gpt4_1106_preview": 50.0,
+    "gpt4_gamed": 12.188764057640531, "humpback-llama2-70b": 16.249164231428974, "jina-chat": 15.866004049505932,
+    "minichat-3b": 5.729332875896306, "minotaur-13b": 11.46525131683203, "nous-hermes-13b": 9.717863417764642,
+    "oasst-rlhf-llama-33b": 7.970921837335629, "oasst-sft-llama-33b": 9.866412143759783,
+    "oasst-sft-pythia-12b": 3.270102114456748, "openbuddy-falcon-40b-v9": 8.988936477935635,
+    "openbuddy-llama-30b-v7.1": 10.214494991204496, "openbuddy-llama2-13b-v11.1": 9.159089775016035,
+    "openbuddy-llama2-70b-v10.1": 12.572173272324846, "phi-2": 4.398682270855682, "phi-2-sft": 5.853787690603355,
+    "pythia-12b-mix-sft": 4.221361861408184, "text_davinci_001": 9.025728852143091, "ultralm-13b": 7.108191361311167,
+    "vicuna-13b": 9.222060023704104, "vicuna-13b-v1.5": 10.484438298504218,
+    "vicuna-13b-v1.5-togetherai": 11.685356965300867, "vicuna-7b": 6.277217738516609,
+    "vicuna-7b-v1.3": 7.156460956443475, "vicuna-7b-v1.5": 7.616892731870527, "wizardlm-13b": 9.82815076877079
+}
+ALPACA2_PUBLISHED_LC_SE = {"vicuna-13b-v1.5-togetherai": 0.6243797898207077}
 # ... and of src/alpaca_eval/leaderboards/data_AlpacaEval/alpaca_eval_gpt4_leaderboard.csv (AlpacaEval 1.0:
 # GPT-4 judge against text_davinci_003); gpt4_turbo there is gpt4_1106_preview here.
 ALPACA1_PUBLISHED = {"gpt4_1106_preview": 97.69900497512438, "gpt4": 95.27950311, "tulu-2-dpo-70b": 95.03105590062113,

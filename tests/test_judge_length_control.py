@@ -1,0 +1,272 @@
+"""AlpacaEval's length-controlled win rate (docs/methods.md §12): reproduction, properties, cross-checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.stats import spearmanr
+
+from core.judge.difficulty import (
+    LengthControlError,
+    fit_difficulty,
+    preference_grid,
+    read_difficulty,
+    row_weights,
+    tanh_length_gap,
+)
+from core.judge.length_control import (
+    extreme_change,
+    fit_glms,
+    length_controlled,
+    length_controlled_bootstrap,
+)
+from tests.conftest import shared_file
+from tests.reference_values import ALPACA2_PUBLISHED_LC
+
+LC_MEDIAN_ABS = 1.0  # the bar: median |ours − published| over the published models, points
+LC_SPEARMAN = 0.97  # the bar, met by every published model but gpt4_gamed (docs/methods.md §12)
+# With gpt4_gamed (a 68-character adversarial answer, the case AlpacaEval's regularisation towards its gamed
+# baselines exists for; those annotations are not public) the rank correlation is 0.9699: recorded, not the bar.
+LC_SPEARMAN_WITH_GAMED = 0.969
+FIT_ATOL = 1e-5  # Newton vs scipy's BFGS on the same objective
+
+
+def synthetic(n_models=6, n_prompts=120, seed=0, length_effect=0.8, baseline="base"):
+    """Preferences with planted quality θ_m, prompt difficulty γ and a length effect (longer wins)."""
+    rng = np.random.default_rng(seed)
+    gamma = rng.normal(0, 1, n_prompts)
+    len_base = rng.integers(200, 2000, n_prompts).astype(float)
+    query_ids = [f"q{x}" for x in range(n_prompts)]
+    rows = []
+    for m in range(n_models):
+        theta = rng.normal(-0.5, 1)
+        len_model = np.maximum(10.0, len_base * rng.lognormal(rng.normal(0, 0.4), 0.5, n_prompts))
+        gap = len_base - len_model
+        eta = theta + gamma - length_effect * np.tanh(gap / gap.std(ddof=1))
+        pref = 1 / (1 + np.exp(-eta))
+        rows.append(pd.DataFrame({"model": f"m{m}", "baseline": baseline, "query_id": query_ids,
+                                  "preference": pref, "len_model": len_model, "len_baseline": len_base}))
+    rows.append(pd.DataFrame({"model": baseline, "baseline": baseline, "query_id": query_ids,
+                              "preference": 0.5, "len_model": len_base, "len_baseline": len_base}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def alpaca_prefs():
+    data = pd.read_csv(shared_file("alpaca_eval_annotations/preferences.csv"))
+    return pd.DataFrame({"model": data["model"], "baseline": data["baseline"],
+                         "query_id": data["instruction_id"].astype(str), "preference": data["score"],
+                         "len_model": data["len_model_chars"].astype(float),
+                         "len_baseline": data["len_baseline_chars"].astype(float), "category": data["dataset"]})
+
+
+# --- reproduction of AlpacaEval 2.0 ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alpaca_lc():
+    return length_controlled(alpaca_prefs())
+
+
+def test_reproduces_published_length_controlled_win_rates(alpaca_lc):
+    published = pd.Series(ALPACA2_PUBLISHED_LC)
+    ours = alpaca_lc.rates["length_controlled_winrate"].reindex(published.index)
+    assert ours.notna().all()
+    assert (ours - published).abs().median() <= LC_MEDIAN_ABS
+    assert spearmanr(ours, published).statistic >= LC_SPEARMAN_WITH_GAMED
+    assert spearmanr(ours.drop("gpt4_gamed"), published.drop("gpt4_gamed")).statistic >= LC_SPEARMAN
+    assert "joint fit over 57 model(s)" in alpaca_lc.difficulty_source
+    assert abs(alpaca_lc.difficulty.mean()) < 1e-8 and len(alpaca_lc.difficulty) == 805
+
+
+def test_alpaca_rates_are_finite_and_flag_the_gamed_model(alpaca_lc):
+    rates = alpaca_lc.rates
+    assert len(rates) == 58 and np.isfinite(rates[["length_controlled_winrate", "lc_standard_error"]]).all().all()
+    assert rates.loc["gpt4_1106_preview", "length_controlled_winrate"] == 50.0
+    assert rates.loc["gpt4_1106_preview", "lc_standard_error"] == 0.0
+    # gpt4_gamed answers in 68 characters: raw 3.7 %, LC far above it, which AlpacaEval's rule flags
+    assert "far from the raw" in rates.loc["gpt4_gamed", "lc_warning"]
+    assert rates["lc_warning"].notna().sum() < 5
+
+
+# --- properties ---------------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_a_model_identical_to_the_baseline_has_lc_50(seed):
+    prefs = synthetic(n_models=4, n_prompts=60, seed=seed)
+    twin = prefs[prefs["model"] == "base"].assign(model="twin")
+    result = length_controlled(pd.concat([prefs, twin], ignore_index=True))
+    assert result.rates.loc["twin", "length_controlled_winrate"] == pytest.approx(50.0, abs=1e-9)
+    assert any("twin" in note and "does not vary" in note for note in result.notes)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), scale=st.floats(0.01, 100.0))
+def test_scaling_every_length_leaves_lc_unchanged(seed, scale):
+    prefs = synthetic(n_models=4, n_prompts=60, seed=seed)
+    scaled = prefs.assign(len_model=prefs["len_model"] * scale, len_baseline=prefs["len_baseline"] * scale)
+    before = length_controlled(prefs).rates["length_controlled_winrate"]
+    after = length_controlled(scaled).rates["length_controlled_winrate"]
+    np.testing.assert_allclose(after, before, rtol=1e-7)
+
+
+def test_wins_that_come_only_from_longer_answers_move_toward_50():
+    prefs = synthetic(n_models=8, n_prompts=400, seed=3, length_effect=0.8)
+    rng = np.random.default_rng(1)
+    base = prefs[prefs["model"] == "base"]
+    len_model = base["len_baseline"].to_numpy() * rng.lognormal(0.8, 0.4, len(base))  # mostly longer
+    gap = base["len_baseline"].to_numpy() - len_model
+    pref = 1 / (1 + np.exp(2.0 * np.tanh(gap / gap.std(ddof=1))))  # equal quality: length alone wins
+    verbose = base.assign(model="verbose", len_model=len_model, preference=pref)
+    rates = length_controlled(pd.concat([prefs, verbose], ignore_index=True)).rates
+    raw = 100 * pref.mean()
+    lc = rates.loc["verbose", "length_controlled_winrate"]
+    assert raw > 70
+    assert abs(lc - 50) < 0.25 * abs(raw - 50)
+
+
+def test_models_without_lengths_get_nan_and_a_note():
+    prefs = synthetic(n_models=3, n_prompts=50, seed=2)
+    prefs.loc[prefs["model"] == "m1", ["len_model"]] = np.nan
+    result = length_controlled(prefs)
+    assert np.isnan(result.rates.loc["m1", "length_controlled_winrate"])
+    assert np.isnan(result.rates.loc["m1", "lc_standard_error"]) and result.rates.loc["m1", "lc_warning"] is None
+    assert any(note.startswith("m1: no length-controlled win rate (no answer lengths)") for note in result.notes)
+    assert np.isfinite(result.rates.loc["m0", "length_controlled_winrate"])
+    bare = length_controlled(prefs.drop(columns=["len_model", "len_baseline"]))
+    assert bare.rates["length_controlled_winrate"].drop("base").isna().all()
+    assert bare.difficulty_source.startswith("none")
+
+
+def test_lc_standard_error_is_the_sem_of_the_predicted_preferences():
+    prefs = synthetic(n_models=3, n_prompts=80, seed=5)
+    result = length_controlled(prefs)
+    grid = preference_grid(prefs)
+    weights = row_weights(grid, None)
+    tanh_gap, flat = tanh_length_gap(grid, weights)
+    gamma = result.difficulty.reindex(grid.prompts).to_numpy()
+    coef = fit_glms(grid, tanh_gap, flat, gamma, weights)
+    for i, model in enumerate(grid.models):
+        predicted = pd.Series(1 / (1 + np.exp(-(coef[i, 1] * gamma + coef[i, 2]))))
+        assert result.rates.loc[model, "length_controlled_winrate"] == pytest.approx(100 * predicted.mean())
+        assert result.rates.loc[model, "lc_standard_error"] == pytest.approx(100 * predicted.sem())
+
+
+# --- the fits equal scipy's maximisers of the same objectives --------------------------------------------------------
+
+
+def test_glm_equals_scipy_maximiser():
+    prefs = synthetic(n_models=5, n_prompts=150, seed=11)
+    grid = preference_grid(prefs)
+    weights = row_weights(grid, None)
+    tanh_gap, flat = tanh_length_gap(grid, weights)
+    gamma = np.random.default_rng(0).normal(0, 1, len(grid.prompts))
+    coef = fit_glms(grid, tanh_gap, flat, gamma, weights)
+    for i in range(len(grid.models)):
+        design = np.column_stack([tanh_gap[i], gamma, np.ones_like(gamma)])
+        p = grid.preference[i]
+
+        def loss(w, design=design, p=p):
+            eta = design @ w
+            return np.sum(np.logaddexp(0, eta) - p * eta), design.T @ (1 / (1 + np.exp(-eta)) - p)
+
+        best = minimize(loss, np.zeros(3), jac=True, method="BFGS", options={"gtol": 1e-10})
+        np.testing.assert_allclose(coef[i], best.x, atol=FIT_ATOL)
+
+
+def test_joint_difficulty_fit_equals_scipy_maximiser():
+    prefs = synthetic(n_models=4, n_prompts=30, seed=7)
+    grid = preference_grid(prefs)
+    weights = row_weights(grid, np.random.default_rng(2).integers(0, 3, len(grid.prompts)).astype(float))
+    tanh_gap, flat = tanh_length_gap(grid, weights)
+    ridge = 0.1
+    fit = fit_difficulty(grid, tanh_gap, flat, weights, ridge=ridge)
+    n_models, n_prompts = grid.preference.shape
+
+    def loss(z):
+        theta, phi, gamma = z[:n_models], z[n_models:2 * n_models], z[2 * n_models:]
+        eta = theta[:, None] + phi[:, None] * tanh_gap + gamma[None, :]
+        resid = weights * (1 / (1 + np.exp(-eta)) - grid.preference)
+        value = np.sum(weights * (np.logaddexp(0, eta) - grid.preference * eta)) + 0.5 * ridge * gamma @ gamma
+        return value, np.concatenate([resid.sum(1), (resid * tanh_gap).sum(1), resid.sum(0) + ridge * gamma])
+
+    best = minimize(loss, np.zeros(2 * n_models + n_prompts), jac=True, method="BFGS", options={"gtol": 1e-10})
+    np.testing.assert_allclose(np.concatenate([fit.theta, fit.phi, fit.gamma]), best.x, atol=FIT_ATOL)
+    assert abs(np.sum(fit.gamma)) < 1e-8  # θ unpenalised: the ridge centres γ exactly
+
+
+# --- AlpacaEval's warning -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("raw", "lc", "warn"), [
+    (20.0, 9.99, True), (20.0, 10.01, False),  # down: max(10 points, 20/4 = 5) → below 10
+    (50.0, 62.49, False), (50.0, 62.51, True),  # up: max(10, 50/4 = 12.5) → above 62.5
+    (3.7, 27.8, True), (90.0, 99.0, False), (5.0, 0.0, False),
+])
+def test_extreme_change_rule(raw, lc, warn):
+    assert extreme_change(raw, lc) is warn
+
+
+# --- a published difficulty table ----------------------------------------------------------------------------------
+
+
+def test_published_difficulty_is_used_and_named(tmp_path):
+    prefs = synthetic(n_models=3, n_prompts=40, seed=4)
+    path = tmp_path / "gamma.csv"
+    pd.DataFrame({"instruction_id": [f"q{x}" for x in range(40)], "instruction_difficulty": np.linspace(-2, 2, 40)}
+                 ).to_csv(path, index=False)
+    table = read_difficulty(path)
+    result = length_controlled(prefs, difficulty=table)
+    assert result.difficulty_source == "file gamma.csv"
+    np.testing.assert_allclose(result.difficulty.to_numpy(), table.reindex(result.difficulty.index).to_numpy())
+    with pytest.raises(LengthControlError, match="no γ for 1 prompt"):
+        length_controlled(prefs, difficulty=table.drop("q7"))
+
+
+def test_read_difficulty_names_bad_lines(tmp_path):
+    path = tmp_path / "g.csv"
+    path.write_text("index,instruction_difficulty\n0,0.5\n1,abc\n2,\n")
+    with pytest.raises(LengthControlError, match=r"g.csv: column instruction_difficulty .* lines 3, 4"):
+        read_difficulty(path)
+    path.write_text("index,instruction_difficulty\n0,0.5\n0,0.7\n")
+    with pytest.raises(LengthControlError, match="names a prompt twice"):
+        read_difficulty(path)
+    path.write_text("only\n1\n")
+    with pytest.raises(LengthControlError, match="needs a prompt id column"):
+        read_difficulty(path)
+    with pytest.raises(LengthControlError, match="not found"):
+        read_difficulty(tmp_path / "missing.csv")
+
+
+# --- bad input ------------------------------------------------------------------------------------------------------
+
+
+def test_bad_frames_are_refused_with_reasons():
+    prefs = synthetic(n_models=2, n_prompts=20, seed=1)
+    with pytest.raises(LengthControlError, match="one baseline"):
+        length_controlled(prefs.assign(baseline=np.where(prefs.index % 2, "a", "b")))
+    with pytest.raises(LengthControlError, match="more than one row"):
+        length_controlled(pd.concat([prefs, prefs.head(1)], ignore_index=True))
+    with pytest.raises(LengthControlError, match="rows 3"):
+        length_controlled(prefs.assign(preference=prefs["preference"].where(prefs.index != 3, 1.5)))
+
+
+# --- bootstrap ------------------------------------------------------------------------------------------------------
+
+
+def test_bootstrap_interval_holds_the_estimate_and_repeats_with_its_seed():
+    prefs = synthetic(n_models=4, n_prompts=100, seed=9)
+    point = length_controlled(prefs).rates["length_controlled_winrate"]
+    ci = length_controlled_bootstrap(prefs, difficulty=None, replicates=60, seed=3, alpha=0.1)
+    again = length_controlled_bootstrap(prefs, difficulty=None, replicates=60, seed=3, alpha=0.1)
+    pd.testing.assert_frame_equal(ci, again)
+    models = [m for m in point.index if m != "base"]
+    assert (ci.loc[models, "lc_ci_low"] < point[models]).all() and (point[models] < ci.loc[models, "lc_ci_high"]).all()
+    assert ci.loc["base"].isna().all()
+    with pytest.raises(LengthControlError, match="replicates"):
+        length_controlled_bootstrap(prefs, difficulty=None, replicates=0, seed=0, alpha=0.05)
