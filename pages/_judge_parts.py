@@ -11,8 +11,9 @@ from core.judge.render import judge_csv, judge_json, judge_markdown
 from core.judge.types import JudgeResult, JudgeSettings
 from core.report.judge import scatter_png
 from core.report.judge_tables import TABLE_COLUMNS
-from pages._shared import load_dataset
+from pages._shared import load_dataset, plain
 
+AUTO_INTERVALS_ROWS = 20_000  # above this, the refitting bootstrap takes minutes: the user switches it on
 PERCENT = ("length_controlled_winrate", "lc_ci_low", "lc_ci_high", "lc_standard_error", "win_rate",
            "win_rate_ci_low", "win_rate_ci_high", "standard_error", "discrete_win_rate")
 COUNTS = ("avg_length", "n_wins", "n_wins_base", "n_draws", "n_total")
@@ -34,23 +35,27 @@ def cached_judge(db_path: str, dataset_id: int, sha256: str, baseline: str | Non
     return judge(prefs, JudgeSettings(baseline=baseline, bootstrap=replicates, alpha=alpha, seed=seed))
 
 
-def settings_row(baselines: list[str]) -> tuple[str | None, int, float, int]:
-    """Baseline (a picker when the file has several), bootstrap B, α and seed, as on the Leaderboard page."""
+def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, float, int]:
+    """Baseline (a picker when the file has several), bootstrap B, α and seed, as on the Leaderboard page; the
+    bootstrap (each replicate refits the length control) starts switched off for large datasets."""
     with st.container(border=True):
-        c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+        c1, c2, c3, c4, c5 = st.columns([2, 1, 1, 1, 1])
         if len(baselines) > 1:
             baseline = c1.selectbox("Baseline", baselines, key="judge_baseline",
                                     help="The file judges models against several baselines: rates are against "
                                          "this one, on its rows only.")
         else:
             baseline = baselines[0] if baselines else None
-            c1.markdown(f"Baseline: **{baseline}**" if baseline else "Baseline: —")
-        replicates = int(c2.number_input("Bootstrap B", min_value=0, max_value=20_000, value=500, step=100,
-                                         key="judge_bootstrap", help="prompt resamples; 0: no intervals"))
-        alpha = float(c3.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
+            c1.markdown(f"Baseline: **{plain(baseline)}**" if baseline else "Baseline: —")
+        intervals = c2.toggle("Intervals", value=rows <= AUTO_INTERVALS_ROWS, key="judge_intervals",
+                              help="prompt-bootstrap CIs of both rates; each replicate refits the length control, "
+                                   f"so they start switched off above {AUTO_INTERVALS_ROWS:,} rows")
+        replicates = int(c3.number_input("Bootstrap B", min_value=1, max_value=20_000, value=200, step=100,
+                                         key="judge_bootstrap", disabled=not intervals, help="prompt resamples"))
+        alpha = float(c4.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
                                       key="judge_alpha"))
-        seed = int(c4.number_input("Seed", min_value=0, value=0, step=1, key="judge_seed"))
-    return baseline, replicates, alpha, seed
+        seed = int(c5.number_input("Seed", min_value=0, value=0, step=1, key="judge_seed"))
+    return baseline, replicates if intervals else 0, alpha, seed
 
 
 def column_config() -> dict:

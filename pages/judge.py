@@ -35,7 +35,7 @@ if dataset is None:
 
 db_path = str(default_db_path())
 prefs = load_dataset(db_path, dataset.id, dataset.sha256)
-baseline, replicates, alpha, seed = settings_row(baseline_choices(prefs))
+baseline, replicates, alpha, seed = settings_row(baseline_choices(prefs), dataset.rows)
 try:
     with st.spinner("Fitting the length control and bootstrapping the prompts…"):
         result = cached_judge(db_path, dataset.id, dataset.sha256, baseline, replicates, alpha, seed)
@@ -47,7 +47,8 @@ doc = result.as_dict()
 table = model_table(doc)
 st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows · {n_models(doc)} models against "
            f"**{plain(result.baseline)}** · "
-           + (f"{replicates:,} bootstrap replicates, α = {alpha:g}, seed {seed}" if replicates else "no bootstrap"))
+           + (f"{replicates:,} bootstrap replicates, α = {alpha:g}, seed {seed}" if replicates else
+              "no intervals (switch them on above: each replicate refits the length control)"))
 
 st.subheader("Win rates")
 st.dataframe(styled(table), hide_index=True, key="judge_table", column_config=column_config())

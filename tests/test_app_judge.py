@@ -105,9 +105,10 @@ def test_stored_dataset_and_the_bootstrap_settings(db_path):
     width = lambda t: (t["win_rate_ci_high"] - t["win_rate_ci_low"]).drop(t.index[t["model"] == "gpt-base"])  # noqa: E731
     assert (width(second) < width(first)).mean() > 0.7  # 80% intervals are narrower than 95% ones
     assert any("60 bootstrap replicates, α = 0.2, seed 3" in c.value for c in at.main.caption)
-    at.number_input(key="judge_bootstrap").set_value(0)
+    at.toggle(key="judge_intervals").set_value(False)
     run(at)
-    assert table(at)["win_rate_ci_low"].isna().all() and any("no bootstrap" in c.value for c in at.main.caption)
+    assert table(at)["win_rate_ci_low"].isna().all() and any("no intervals" in c.value for c in at.main.caption)
+    assert at.number_input(key="judge_bootstrap").disabled
 
 
 def test_several_baselines_get_a_picker(db_path):
@@ -138,7 +139,7 @@ def test_far_lc_is_warned(db_path):
                                   "preference": 1 / (1 + np.exp(-logit)), "len_model": len_model,
                                   "len_baseline": len_base}))
     dataset = stored(db_path, csv_bytes(pd.concat(rows)), "padded")
-    at = judge_page(dataset, judge_bootstrap=0)
+    at = judge_page(dataset, judge_intervals=False)
     assert at.warning and "padder" in texts(at.warning)[0]
 
 
@@ -165,7 +166,8 @@ def test_the_leaderboard_sends_judged_preferences_here(db_path):
 
 def test_real_alpaca_eval_file(db_path):
     dataset = stored(db_path, shared_file("alpaca_eval_annotations/preferences.csv").read_bytes(), "alpaca_eval")
-    at = judge_page(dataset, judge_bootstrap=0)
+    at = judge_page(dataset)
+    assert at.toggle(key="judge_intervals").value is False  # 46,680 rows: the refitting bootstrap waits to be asked
     shown = table(at)
     assert len(shown) == 58 and shown["length_controlled_winrate"].notna().all()
     scatter = next(c for c in at.get("plotly_chart") if c.key == "judge_scatter")

@@ -78,7 +78,7 @@ def test_demo_page_and_the_bootstrap(session):
     go(page, "Judge")
     expect(scatter(page)).to_be_visible(timeout=SLOW_MS)
     wait_idle(page, SLOW_MS)
-    expect(page.get_by_text("500 bootstrap replicates")).to_be_visible()
+    expect(page.get_by_text("200 bootstrap replicates")).to_be_visible()
     shoot_scatter(page, "judge_demo_scatter")
     screenshot(page, "judge_demo_page")
     field = by_key(page, "judge_bootstrap").locator("input")
