@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core.charts.export import png_available
 from core.io import load
 from core.samples.judge import JUDGE_MODELS, JUDGE_SAMPLE, judge_demo
 from core.store import Store
@@ -187,3 +188,14 @@ def test_reports_page_builds_the_judge_bundle(db_path):
     run(at)
     helps = {d.proto.label: d.proto.help for d in at.get("download_button")}
     assert helps["JSON"] == "report.json" and helps["Markdown"] == "JUDGE_REPORT.md" and helps["CSV"] == "judge.csv"
+
+
+def test_png_of_the_scatter_on_request(db_path):
+    if not png_available():
+        pytest.skip("PNG export unavailable")
+    dataset = stored(db_path, SAMPLE.read_bytes(), "judge_demo")
+    at = judge_page(dataset, judge_intervals=False)
+    assert "PNG" not in {d.proto.label for d in at.get("download_button")}  # rendered only when asked
+    at.toggle(key="judge_png").set_value(True)
+    run(at)
+    assert "PNG" in {d.proto.label for d in at.get("download_button")}
