@@ -59,15 +59,16 @@ def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, floa
 
 
 def column_config() -> dict:
-    """Each column's explanation (its numbers are formatted by :func:`styled`)."""
-    return {c: st.column_config.Column(c, help=HELP[c]) for c in TABLE_COLUMNS if c in HELP}
+    config = {c: st.column_config.NumberColumn(c, format="%.2f", help=HELP.get(c)) for c in PERCENT}
+    config |= {c: st.column_config.NumberColumn(c, format="%.0f", help=HELP.get(c)) for c in COUNTS}
+    return {c: v for c, v in config.items() if c in TABLE_COLUMNS}
 
 
-def styled(table: pd.DataFrame):
-    """Two decimals for rates, whole numbers for counts and lengths, and a dash where the data gives no number
-    (Streamlit would print None); a Styler is fine here, the table has one row per model."""
-    formats = {c: "{:.2f}" for c in PERCENT if c in table} | {c: "{:,.0f}" for c in COUNTS if c in table}
-    return table.style.format(formats, na_rep="—")
+def without_empty_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """The table without the columns no model has a number in (the intervals when they are switched off, the
+    LC columns when no model has answer lengths): Streamlit would fill them with "None"."""
+    empty = [c for c in table.columns[1:] if table[c].isna().all()]
+    return table.drop(columns=empty)
 
 
 @st.cache_data(show_spinner="Rendering the PNG…", max_entries=4)

@@ -16,7 +16,7 @@ from core.report.judge_tables import (
     scatter_rows,
 )
 from core.store import default_db_path
-from pages._judge_parts import cached_judge, column_config, downloads, settings_row, styled
+from pages._judge_parts import cached_judge, column_config, downloads, settings_row, without_empty_columns
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 through_router()
@@ -51,7 +51,7 @@ st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows · {n_models(d
               "no intervals (switch them on above: each replicate refits the length control)"))
 
 st.subheader("Win rates")
-st.dataframe(styled(table), hide_index=True, key="judge_table", column_config=column_config())
+st.dataframe(without_empty_columns(table), hide_index=True, key="judge_table", column_config=column_config())
 st.caption("Percent, AlpacaEval's names: length_controlled_winrate (LC) is the win rate the judge would give at "
            "equal answer lengths; win_rate is the raw mean preference. The baseline shows 50 / 50.")
 warned = lc_warnings(doc)
