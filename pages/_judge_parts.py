@@ -13,7 +13,7 @@ from core.report.judge import scatter_png
 from core.report.judge_tables import TABLE_COLUMNS
 from pages._shared import load_dataset, plain
 
-AUTO_INTERVALS_ROWS = 20_000  # above this, the refitting bootstrap takes minutes: the user switches it on
+AUTO_INTERVALS_ROWS = 100_000  # above this (e.g. 250 models × 805 prompts) the refitting bootstrap takes minutes
 PERCENT = ("length_controlled_winrate", "lc_ci_low", "lc_ci_high", "lc_standard_error", "win_rate",
            "win_rate_ci_low", "win_rate_ci_high", "standard_error", "discrete_win_rate")
 COUNTS = ("avg_length", "n_wins", "n_wins_base", "n_draws", "n_total")

@@ -92,6 +92,15 @@ def test_uploaded_through_the_data_page_then_shown(db_path):
     assert {"JSON", "Markdown", "CSV"} <= labels
 
 
+def test_large_datasets_start_without_intervals(db_path, monkeypatch):
+    monkeypatch.setattr("pages._judge_parts.AUTO_INTERVALS_ROWS", 500)  # the demo's 960 rows count as large
+    at = judge_page(stored(db_path, SAMPLE.read_bytes(), "judge_demo"))
+    assert at.toggle(key="judge_intervals").value is False and "lc_ci_low" not in table(at)
+    at.toggle(key="judge_intervals").set_value(True)
+    run(at)
+    assert table(at)["lc_ci_low"].notna().all()
+
+
 def test_stored_dataset_and_the_bootstrap_settings(db_path):
     dataset = stored(db_path, SAMPLE.read_bytes(), "judge_demo")
     at = judge_page(dataset)
@@ -170,9 +179,9 @@ def test_the_leaderboard_sends_judged_preferences_here(db_path):
 def test_real_alpaca_eval_file(db_path):
     dataset = stored(db_path, shared_file("alpaca_eval_annotations/preferences.csv").read_bytes(), "alpaca_eval")
     at = judge_page(dataset)
-    assert at.toggle(key="judge_intervals").value is False  # 46,680 rows: the refitting bootstrap waits to be asked
     shown = table(at)
     assert len(shown) == 58 and shown["length_controlled_winrate"].notna().all()
+    assert shown["lc_ci_low"].notna().all() and (shown["lc_ci_low"] <= shown["length_controlled_winrate"] + 1e-9).all()
     scatter = next(c for c in at.get("plotly_chart") if c.key == "judge_scatter")
     assert "NaN" not in scatter.proto.spec
 
