@@ -97,7 +97,7 @@ def test_png_figure(tmp_path):
     doc = json.loads((out / "report.json").read_text())
     assert doc["png"] is True and doc["png_note"] is None
     width, height = _png_size(out / "figures" / "lc_vs_raw.png")
-    assert width >= 800 and height >= 600
+    assert width >= 800 and height >= 700
     assert "![lc_vs_raw](figures/lc_vs_raw.png)" in (out / "JUDGE_REPORT.md").read_text()
 
 

@@ -104,7 +104,7 @@ def lc_vs_raw_scatter(models: pd.DataFrame | list[dict[str, Any]], baseline: str
     fig.update_yaxes(title="length-controlled win rate (%)", range=[low, high], showgrid=True, gridcolor="#eee",
                      zeroline=False, scaleanchor="x", scaleratio=1, constrain="domain")
     against = f" against {labels([baseline])[0]}" if baseline is not None else ""
-    fig.update_layout(title=title + against, height=640, plot_bgcolor="white",
+    fig.update_layout(title=title + against, height=760, plot_bgcolor="white",
                       margin={"l": 20, "r": 20, "t": 80, "b": 20})
     return fig
 
