@@ -316,10 +316,11 @@ ALPACA2_LEADERBOARD = {
     'wizardlm-13b': (5.878152589354039, 0.7044202269956406, 42, 759, 4, 805, 5.46583850931677),
 }
 # AlpacaEval 1.0: src/alpaca_eval/leaderboards/data_AlpacaEval/alpaca_eval_gpt4_leaderboard.csv at commit
-# 0125b62531eb5997c63140fd8dbd597fc76eb1e6 (gpt4_turbo there is gpt4_1106_preview here): 46 models of
-# preferences_alpaca_eval1_gpt4_vs_text_davinci_003.csv. (win_rate, standard_error, n_wins, n_wins_base, n_draws,
-# n_total)
+# 0125b62531eb5997c63140fd8dbd597fc76eb1e6 (gpt4_turbo there is gpt4_1106_preview here, chatgpt is
+# gpt-3.5-turbo-0301): 47 of the 53 models of preferences_alpaca_eval1_gpt4_vs_text_davinci_003.csv (the other six
+# are not in that version of the file). (win_rate, standard_error, n_wins, n_wins_base, n_draws, n_total)
 ALPACA1_LEADERBOARD = {
+    'gpt-3.5-turbo-0301': (89.36567164, 1.078948702, 716, 83, 5, 804),  # "chatgpt" there
     'alpaca-7b': (26.45962733, 1.53571147, 205, 584, 16, 805),
     'alpaca-7b-neft': (61.92259675405742, 1.7167744779965055, 496, 305, 0, 801),
     'alpaca-farm-ppo-human': (41.24223602, 1.727181312, 328, 469, 8, 805),
@@ -369,8 +370,8 @@ ALPACA1_LEADERBOARD = {
 }
 # Of those, the models whose annotations in the data snapshot (alpaca_eval commit cd543a1, 2025-08-09) are not the
 # ones that leaderboard version was computed from: falcon-7b-instruct's rows there are row for row those of
-# falcon-40b-instruct (their rates equal falcon-40b-instruct's published ones); the others were annotated again
-# upstream after commit 0125b62 (different n_total or win counts). The data's own PROVENANCE.md reproduces all 52 of
-# its models against the leaderboard at cd543a1, which the reference index does not hold.
+# falcon-40b-instruct (their rates equal falcon-40b-instruct's published ones); for the six others the snapshot's rows
+# give other n_total or win counts than that version lists (annotations that changed upstream since). The data's own
+# PROVENANCE.md reproduces all 52 of its models against the leaderboard at cd543a1, which could not be read here.
 ALPACA1_REANNOTATED = ("alpaca-7b-neft", "claude", "falcon-7b-instruct", "llama-2-chat-7b-evol70k-neft", "phi-2-dpo",
                        "ultralm-13b-v2.0", "ultralm-13b-v2.0-best-of-16")

@@ -103,3 +103,15 @@ def test_column_mapping(capsys, tmp_path):
     status, out, _ = run(capsys, path, "--map", "model=system", "--map", "baseline=reference", "--map", "query_id=item",
                          "--map", "preference=p", "--bootstrap", 0)
     assert status == 0 and json.loads(out)["models"][0]["win_rate"] == pytest.approx(50.0)
+
+
+def test_a_stored_dataset_of_another_kind_is_refused(capsys, tmp_path, db_path):
+    votes = tmp_path / "votes.csv"
+    votes.write_text("model_a,model_b,winner\nx,y,model_a\ny,x,tie\n", encoding="utf-8")
+    assert main(["ingest", str(votes), "--name", "some votes", "--db", str(db_path)]) == 0
+    capsys.readouterr()
+    status, out, err = run(capsys, "some votes", "--db", db_path)
+    assert status == 2 and out == "" and "some votes: rejected, nothing was stored: holds votes, not judged " \
+        "preferences" in err
+    status, _, err = run(capsys, "no such thing", "--db", db_path)
+    assert status == 2 and "no such file, and no stored dataset of that name" in err

@@ -87,7 +87,7 @@ def test_no_bootstrap_gives_no_interval_and_says_so():
     result = judge(prefs([("m", "q1", 1.0), ("m", "q2", 0.0)]), JudgeSettings(bootstrap=0))
     model = result.as_dict()["models"][0]
     assert model["win_rate_ci_low"] is None and model["win_rate_ci_high"] is None
-    assert "no intervals: bootstrap 0" in result.notes
+    assert "no win-rate interval: bootstrap 0" in result.notes
 
 
 def test_one_prompt_has_no_standard_error_and_no_nan_reaches_the_dict():

@@ -14,7 +14,14 @@ import argparse
 import importlib
 from collections.abc import Callable
 
-from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from core.schema import (
+    DEFAULT_GOLDEN_RATE,
+    DEFAULT_JUDGE_REPLICATES,
+    DEFAULT_LC_REPLICATES,
+    DEFAULT_OVERLAP,
+    DEFAULT_OVERLAP_K,
+    DEFAULT_TARGET,
+)
 
 CLEANING_RULES = ("urls", "citations", "emoji", "whitespace")  # what --no-clean can keep (core.llm.cleaning)
 DEFAULT_GRACE_S = 10.0  # as core.collect.stop.DEFAULT_GRACE_S (not imported: --help stays light; a test checks)
@@ -43,8 +50,15 @@ def _add_judge(sub: argparse._SubParsersAction) -> dict:
     parser.add_argument("votes", metavar="FILE|DATASET")
     parser.add_argument("--baseline", metavar="NAME", help="the baseline (default: the file's only one)")
     parser.add_argument("--format", choices=("json", "markdown", "csv"), default="json")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="replicates of the prompt bootstrap (default 1000; 0: no intervals)")
+    parser.add_argument("--bootstrap", type=int, default=DEFAULT_JUDGE_REPLICATES, metavar="N",
+                        help=f"replicates of the win rate's prompt bootstrap (default {DEFAULT_JUDGE_REPLICATES}; "
+                             "0: no interval)")
+    parser.add_argument("--lc-bootstrap", type=int, default=DEFAULT_LC_REPLICATES, metavar="N",
+                        help="replicates of the length-controlled interval, each refitting every model's GLM "
+                             f"(default {DEFAULT_LC_REPLICATES}; 0: no interval)")
+    parser.add_argument("--refit-difficulty", action="store_true",
+                        help="the length-controlled interval's replicates refit the joint prompt difficulty too "
+                             "(about 20 times slower; default: held at the full fit)")
     parser.add_argument("--alpha", type=float, default=0.05, help="intervals at level 1 - alpha (default 0.05)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--difficulty", metavar="FILE", help="a published prompt-difficulty table (query_id or "

@@ -44,12 +44,12 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
         rates = rates.join(bootstrap_win_rates(rows, judged, settings.bootstrap, settings.seed, settings.alpha))
     else:
         rates["win_rate_ci_low"] = rates["win_rate_ci_high"] = np.nan
-        notes.append("no intervals: bootstrap 0")
-    lc = length_fields(rows, models, difficulty=settings.difficulty, replicates=settings.bootstrap,
-                       seed=settings.seed, alpha=settings.alpha)
+        notes.append("no win-rate interval: bootstrap 0")
+    lc = length_fields(rows, models, difficulty=settings.difficulty, replicates=settings.lc_bootstrap,
+                       seed=settings.seed, alpha=settings.alpha, refit_difficulty=settings.refit_difficulty)
     rates = rates.join(lc.rates[list(LC_COLUMNS)])
     notes += lc.notes
-    _baseline_at_half(rates, baseline, with_intervals=settings.bootstrap > 0)
+    _baseline_at_half(rates, baseline, win_interval=settings.bootstrap > 0, lc_interval=settings.lc_bootstrap > 0)
     rates["is_baseline"] = rates.index == baseline
     has_lc = bool(rates["length_controlled_winrate"].drop(baseline).notna().any())
     sort_by = "length_controlled_winrate" if has_lc else "win_rate"
@@ -58,7 +58,9 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
     rates = rates[list(MODEL_FIELDS[1:])]
     categories, category_rates = _category_rates(rows, baseline)
     notes.append(SE_NOTE)
-    params = {"baseline": baseline, "bootstrap": settings.bootstrap, "alpha": settings.alpha, "seed": settings.seed,
+    params = {"baseline": baseline, "bootstrap": settings.bootstrap, "lc_bootstrap": settings.lc_bootstrap,
+              "refit_difficulty": settings.refit_difficulty,
+              "alpha": settings.alpha, "seed": settings.seed,
               "n_models": int((~rates["is_baseline"]).sum()), "n_prompts": int(rows["query_id"].nunique()),
               "n_rows": len(rows), "sorted_by": sort_by, "difficulty_source": lc.difficulty_source,
               "judges": sorted(rows["judge"].astype(str).unique()) if "judge" in rows else []}
@@ -95,14 +97,16 @@ def _with_baseline_row(rates: pd.DataFrame, rows: pd.DataFrame, baseline: str, n
     return pd.concat([rates, own]).rename_axis("model")
 
 
-def _baseline_at_half(rates: pd.DataFrame, baseline: str, with_intervals: bool) -> None:
+def _baseline_at_half(rates: pd.DataFrame, baseline: str, win_interval: bool, lc_interval: bool) -> None:
     """The baseline against itself is a draw by definition: length control (no length difference to fit) and
     every bootstrap replicate give 50."""
     rates.loc[baseline, "length_controlled_winrate"] = 50.0
     rates.loc[baseline, "lc_standard_error"] = 0.0
     rates.loc[baseline, "lc_warning"] = None
-    if with_intervals:  # a draw with itself in every replicate
-        rates.loc[baseline, ["lc_ci_low", "lc_ci_high", "win_rate_ci_low", "win_rate_ci_high"]] = 50.0
+    if win_interval:
+        rates.loc[baseline, ["win_rate_ci_low", "win_rate_ci_high"]] = 50.0
+    if lc_interval:
+        rates.loc[baseline, ["lc_ci_low", "lc_ci_high"]] = 50.0
 
 
 def _category_rates(rows: pd.DataFrame, baseline: str) -> tuple[tuple[str, ...], pd.DataFrame]:

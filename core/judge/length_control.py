@@ -24,6 +24,8 @@ from core.judge.difficulty import (
     LengthControlError,
     PreferenceGrid,
     fit_difficulty,
+    log_likelihood,
+    logistic_parts,
     preference_grid,
     row_weights,
     tanh_length_gap,
@@ -36,6 +38,9 @@ RATE_COLUMNS = ("length_controlled_winrate", "lc_standard_error", "lc_warning")
 # 10 points *and* by more than a quarter of the distance from the raw rate to 0 (downwards) or 100 (upwards).
 WARN_POINTS = 10.0
 WARN_SHARE = 0.25
+# A replicate's fits stop once no coefficient moves by more than this: its LC is then exact to ~1e-6 points,
+# far below any interval's width, and each replicate saves a Newton step.
+REPLICATE_TOLERANCE = 1e-7
 
 
 @dataclass(frozen=True)
@@ -49,54 +54,64 @@ class LengthControl:
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return np.exp(-np.logaddexp(0.0, -x))
+    return logistic_parts(x)[1]
 
 
 def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, gamma: np.ndarray,
-             weights: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+             weights: np.ndarray, start: np.ndarray | None = None, tolerance: float = TOLERANCE) -> np.ndarray:
     """Every model's (a, b, c) maximising Σₓ w [p η − log(1 + e^η)], η = a·tanh Δ + b·γ + c; one batched Newton.
 
     Unpenalised, as the MLE of AlpacaEval's objective (docs/methods.md §12 states what its L1 and CV add).
     A model without a length term keeps a = 0; one whose prompts share one γ keeps b = 0 (c absorbs it).
     """
     n_models = grid.preference.shape[0]
-    features = np.stack([tanh_gap, np.broadcast_to(gamma, tanh_gap.shape), np.ones_like(tanh_gap)])
     n = weights.sum(axis=1)
     g_mean = (weights * gamma).sum(axis=1) / n
     flat_gamma = (weights * (gamma - g_mean[:, None]) ** 2).sum(axis=1) <= 1e-12 * n
     fixed = np.stack([no_spread, flat_gamma, np.zeros(n_models, dtype=bool)], axis=1)  # coefficients held at 0
     coef = np.zeros((n_models, 3)) if start is None else np.where(fixed, 0.0, start)
+    gamma_row = gamma[None, :]
 
-    def values(c):
-        eta = np.einsum("mk,kmx->mx", c, features)
-        return (weights * (grid.preference * eta - np.logaddexp(0.0, eta))).sum(axis=1), eta
+    def values(c, rows=slice(None)):
+        eta = c[:, 0:1] * tanh_gap[rows] + c[:, 1:2] * gamma_row + c[:, 2:3]
+        return log_likelihood(eta, grid.preference[rows], weights[rows])
 
-    value, eta = values(coef)
+    value, mu = values(coef)
     for _ in range(MAX_ITER):
-        mu = _sigmoid(eta)
-        grad = np.einsum("mx,kmx->mk", weights * (grid.preference - mu), features)
-        hess = np.einsum("mx,kmx,lmx->mkl", weights * mu * (1.0 - mu), features, features)
+        # Sums written out (not einsum over a stacked design): the six distinct Hessian entries per model.
+        resid = weights * (grid.preference - mu)
+        curv = weights * mu * (1.0 - mu)
+        curv_t, curv_g = curv * tanh_gap, curv * gamma_row
+        grad = np.stack([(resid * tanh_gap).sum(1), (resid * gamma_row).sum(1), resid.sum(1)], axis=1)
+        h_tt, h_tg, h_t1 = (curv_t * tanh_gap).sum(1), (curv_t * gamma_row).sum(1), curv_t.sum(1)
+        h_gg, h_g1, h_11 = (curv_g * gamma_row).sum(1), curv_g.sum(1), curv.sum(1)
+        hess = np.stack([np.stack([h_tt, h_tg, h_t1], 1), np.stack([h_tg, h_gg, h_g1], 1),
+                         np.stack([h_t1, h_g1, h_11], 1)], axis=1)
         grad = np.where(fixed, 0.0, grad)
         hess = np.where(fixed[:, :, None] | fixed[:, None, :], 0.0, hess) + np.eye(3) * fixed[:, :, None]
-        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
-        if np.max(np.abs(step), initial=0.0) < TOLERANCE:
+        try:
+            step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            # A singular Hessian (a resample that left a model too few distinct prompts): the minimum-norm
+            # step still ascends.
+            step = (np.linalg.pinv(hess) @ grad[:, :, None])[:, :, 0]
+        if np.max(np.abs(step), initial=0.0) < tolerance:
             return coef + step
         t = np.ones(n_models)
         pending = np.ones(n_models, dtype=bool)
-        new_coef, new_value, new_eta = coef.copy(), value.copy(), eta.copy()
+        new_coef, new_value, new_mu = coef.copy(), value.copy(), mu.copy()
         for _ in range(MAX_HALVINGS):
-            cand = coef[pending] + t[pending, None] * step[pending]
-            cand_eta = np.einsum("mk,kmx->mx", cand, features[:, pending])
-            cand_value = (weights[pending] * (grid.preference[pending] * cand_eta
-                                              - np.logaddexp(0.0, cand_eta))).sum(axis=1)
-            ok = cand_value >= value[pending] - 1e-13 * np.maximum(1.0, np.abs(value[pending]))
-            rows = np.flatnonzero(pending)[ok]
-            new_coef[rows], new_value[rows], new_eta[rows] = cand[ok], cand_value[ok], cand_eta[ok]
-            pending[rows] = False
+            rows = np.flatnonzero(pending)
+            cand = coef[rows] + t[rows, None] * step[rows]
+            cand_value, cand_mu = values(cand, rows)
+            ok = cand_value >= value[rows] - 1e-13 * np.maximum(1.0, np.abs(value[rows]))
+            done = rows[ok]
+            new_coef[done], new_value[done], new_mu[done] = cand[ok], cand_value[ok], cand_mu[ok]
+            pending[done] = False
             if not pending.any():
                 break
             t[pending] *= 0.5
-        coef, value, eta = new_coef, new_value, new_eta  # a model no step improves sits at its maximum
+        coef, value, mu = new_coef, new_value, new_mu  # a model no step improves sits at its maximum
     raise ConvergenceError(f"length-controlled GLM: Newton's method did not converge in {MAX_ITER} iterations")
 
 
@@ -132,7 +147,7 @@ def _difficulty_for(grid: PreferenceGrid, difficulty: pd.Series) -> np.ndarray:
 
 def _rates(prefs: pd.DataFrame, grid: PreferenceGrid, lc: pd.Series, se: pd.Series) -> pd.DataFrame:
     models = sorted(prefs["model"].astype(str).unique())
-    raw = 100.0 * pd.to_numeric(prefs["preference"]).groupby(prefs["model"].astype(str)).mean()
+    raw = 100.0 * pd.to_numeric(prefs["preference"]).groupby(prefs["model"].astype(str).to_numpy()).mean()
     rates = pd.DataFrame(index=pd.Index(models, name="model"))
     rates["length_controlled_winrate"] = lc.reindex(models).astype(float)
     rates["lc_standard_error"] = se.reindex(models).astype(float)
@@ -219,10 +234,13 @@ def bootstrap_lc_draws(grid: PreferenceGrid, difficulty: pd.Series | None, repli
     for r in range(replicates):
         prompt_weights = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts)).astype(float)
         weights = row_weights(grid, prompt_weights)
-        fitted = weights.sum(axis=1) >= 2  # a model with one distinct prompt left cannot be refitted
+        # A model left with fewer than three distinct prompts cannot support its three coefficients: no draw.
+        fitted = (weights > 0).sum(axis=1) >= 3
         tanh_r, flat_r = tanh_length_gap(grid, weights)
-        gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start).gamma
-        coef = fit_glms(grid, tanh_r, flat_r, gamma, np.where(fitted[:, None], weights, full_weights), start=coef0)
+        gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start,
+                                                                  tolerance=REPLICATE_TOLERANCE).gamma
+        coef = fit_glms(grid, tanh_r, flat_r, gamma, np.where(fitted[:, None], weights, full_weights), start=coef0,
+                        tolerance=REPLICATE_TOLERANCE)
         predicted = lc_predictions(coef, gamma)
         rates = 100.0 * (weights * predicted).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-300)
         draws[r] = np.where(fitted, rates, np.nan)

@@ -13,9 +13,9 @@ from typing import Any
 import pandas as pd
 
 from core.errors import EvalBoardError
+from core.schema import DEFAULT_JUDGE_REPLICATES, DEFAULT_LC_REPLICATES
 from core.validation import check_alpha, check_integer, check_seed
 
-DEFAULT_REPLICATES = 1000
 # Per-model fields, in the order of the JSON objects and the CSV columns; the first ten are AlpacaEval's
 # leaderboard columns under AlpacaEval's names and scale (percent).
 MODEL_FIELDS = ("model", "win_rate", "standard_error", "n_wins", "n_wins_base", "n_draws", "n_total",
@@ -32,13 +32,20 @@ class JudgeError(EvalBoardError, ValueError):
 @dataclass(frozen=True)
 class JudgeSettings:
     baseline: str | None = None  # None: the file's one baseline (an error names the choices when there are several)
-    bootstrap: int = DEFAULT_REPLICATES  # replicates of the prompt bootstrap; 0: no intervals
+    bootstrap: int = DEFAULT_JUDGE_REPLICATES  # replicates of the prompt bootstrap; 0: no intervals
     alpha: float = 0.05
     seed: int = 0
     difficulty: pd.Series | None = field(default=None, compare=False)  # a published γ per query_id (length control)
+    lc_bootstrap: int = DEFAULT_LC_REPLICATES  # replicates of the length-controlled interval; 0: none
+    # The LC interval's replicates refit the joint prompt difficulty too (about 20 times slower); by default they
+    # hold it at the full fit, as AlpacaEval holds its published γ. A published table (difficulty) is never refitted.
+    refit_difficulty: bool = False
 
     def __post_init__(self):
         check_integer(self.bootstrap, "bootstrap", 0, error=JudgeError)
+        check_integer(self.lc_bootstrap, "lc_bootstrap", 0, error=JudgeError)
+        if not isinstance(self.refit_difficulty, bool):
+            raise JudgeError(f"`refit_difficulty` must be true or false, not {self.refit_difficulty!r}")
         check_alpha(self.alpha, error=JudgeError)
         check_seed(self.seed, error=JudgeError)
         if self.baseline is not None and (not isinstance(self.baseline, str) or not self.baseline.strip()):
