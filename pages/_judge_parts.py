@@ -11,9 +11,10 @@ from core.judge.render import judge_csv, judge_json, judge_markdown
 from core.judge.types import JudgeResult, JudgeSettings
 from core.report.judge import scatter_png
 from core.report.judge_tables import TABLE_COLUMNS
+from core.schema import DEFAULT_LC_REPLICATES
 from pages._shared import load_dataset, plain
 
-AUTO_INTERVALS_ROWS = 100_000  # above this (e.g. 250 models × 805 prompts) the refitting bootstrap takes minutes
+AUTO_LC_ROWS = 100_000  # above this (e.g. 250 models × 805 prompts) the refitting LC bootstrap takes minutes
 PERCENT = ("length_controlled_winrate", "lc_ci_low", "lc_ci_high", "lc_standard_error", "win_rate",
            "win_rate_ci_low", "win_rate_ci_high", "standard_error", "discrete_win_rate")
 COUNTS = ("avg_length", "n_wins", "n_wins_base", "n_draws", "n_total")
@@ -28,16 +29,17 @@ HELP = {"length_controlled_winrate": "AlpacaEval's length-controlled win rate (%
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_judge(db_path: str, dataset_id: int, sha256: str, baseline: str | None, replicates: int, alpha: float,
-                 seed: int) -> JudgeResult:
+def cached_judge(db_path: str, dataset_id: int, sha256: str, baseline: str | None, replicates: int,
+                 lc_replicates: int, alpha: float, seed: int) -> JudgeResult:
     """The judge analysis of one stored dataset (id *and* content hash) under one set of settings."""
     prefs = load_dataset(db_path, dataset_id, sha256)
-    return judge(prefs, JudgeSettings(baseline=baseline, bootstrap=replicates, alpha=alpha, seed=seed))
+    return judge(prefs, JudgeSettings(baseline=baseline, bootstrap=replicates, lc_bootstrap=lc_replicates,
+                                      alpha=alpha, seed=seed))
 
 
-def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, float, int]:
-    """Baseline (a picker when the file has several), bootstrap B, α and seed, as on the Leaderboard page; the
-    bootstrap (each replicate refits the length control) starts switched off for large datasets."""
+def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, int, float, int]:
+    """Baseline (a picker when the file has several), the win rate's bootstrap B, the LC interval's replicates
+    (each refits every model's length GLM, so they start at 0 for large datasets), α and seed."""
     with st.container(border=True):
         c1, c2, c3, c4, c5 = st.columns([2, 1, 1, 1, 1])
         if len(baselines) > 1:
@@ -47,15 +49,18 @@ def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, floa
         else:
             baseline = baselines[0] if baselines else None
             c1.markdown(f"Baseline: **{plain(baseline)}**" if baseline else "Baseline: —")
-        intervals = c2.toggle("Intervals", value=rows <= AUTO_INTERVALS_ROWS, key="judge_intervals",
-                              help="prompt-bootstrap CIs of both rates; each replicate refits the length control, "
-                                   f"so they start switched off above {AUTO_INTERVALS_ROWS:,} rows")
-        replicates = int(c3.number_input("Bootstrap B", min_value=1, max_value=20_000, value=200, step=100,
-                                         key="judge_bootstrap", disabled=not intervals, help="prompt resamples"))
+        replicates = int(c2.number_input("Bootstrap B", min_value=0, max_value=20_000, value=500, step=100,
+                                         key="judge_bootstrap", help="prompt resamples of the win rate's interval; "
+                                                                     "0: no interval"))
+        lc_replicates = int(c3.number_input(
+            "LC bootstrap", min_value=0, max_value=5_000, value=DEFAULT_LC_REPLICATES if rows <= AUTO_LC_ROWS else 0,
+            step=50, key="judge_lc_bootstrap",
+            help="prompt resamples of the length-controlled interval, each refitting every model's GLM; 0: no "
+                 f"interval (the default above {AUTO_LC_ROWS:,} rows, where they take minutes)"))
         alpha = float(c4.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
                                       key="judge_alpha"))
         seed = int(c5.number_input("Seed", min_value=0, value=0, step=1, key="judge_seed"))
-    return baseline, replicates if intervals else 0, alpha, seed
+    return baseline, replicates, lc_replicates, alpha, seed
 
 
 def column_config() -> dict:

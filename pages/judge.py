@@ -35,20 +35,20 @@ if dataset is None:
 
 db_path = str(default_db_path())
 prefs = load_dataset(db_path, dataset.id, dataset.sha256)
-baseline, replicates, alpha, seed = settings_row(baseline_choices(prefs), dataset.rows)
+baseline, replicates, lc_replicates, alpha, seed = settings_row(baseline_choices(prefs), dataset.rows)
 try:
     with st.spinner("Fitting the length control and bootstrapping the prompts…"):
-        result = cached_judge(db_path, dataset.id, dataset.sha256, baseline, replicates, alpha, seed)
+        result = cached_judge(db_path, dataset.id, dataset.sha256, baseline, replicates, lc_replicates, alpha, seed)
 except JudgeError as exc:
     st.error(f"No win rates for this dataset: {plain(exc)}")
     st.stop()
 
 doc = result.as_dict()
 table = model_table(doc)
+intervals = [f"{n:,} {what} replicates" for n, what in ((replicates, "win-rate"), (lc_replicates, "LC")) if n]
 st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows · {n_models(doc)} models against "
-           f"**{plain(result.baseline)}** · "
-           + (f"{replicates:,} bootstrap replicates, α = {alpha:g}, seed {seed}" if replicates else
-              "no intervals (switch them on above: each replicate refits the length control)"))
+           f"**{plain(result.baseline)}** · " + (f"{', '.join(intervals)}, α = {alpha:g}, seed {seed}" if intervals
+                                                 else "no intervals"))
 
 st.subheader("Win rates")
 st.dataframe(without_empty_columns(table), hide_index=True, key="judge_table", column_config=column_config())

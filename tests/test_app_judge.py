@@ -23,7 +23,7 @@ from tests.conftest import shared_file
 from tests.test_app_data import texts
 
 SAMPLE = REPO / "data" / "samples" / JUDGE_SAMPLE
-FAST = {"judge_bootstrap": 40}  # few replicates: the page's flow, not the intervals, is under test
+FAST = {"judge_bootstrap": 40, "judge_lc_bootstrap": 10}  # the page's flow, not the intervals, is under test
 
 
 def run(at: AppTest) -> AppTest:
@@ -38,7 +38,8 @@ def judge_page(active: int | None = None, **state) -> AppTest:
     if active is not None:
         at.session_state["active_dataset"] = active
     for key, value in {**FAST, **state}.items():
-        at.session_state[key] = value
+        if value is not None:  # None: the widget's own default
+            at.session_state[key] = value
     at.switch_page(str(REPO / "pages" / "judge.py"))
     return run(at)
 
@@ -61,7 +62,8 @@ def csv_bytes(frame: pd.DataFrame) -> bytes:
 
 def test_uploaded_through_the_data_page_then_shown(db_path):
     at = AppTest.from_file(APP, default_timeout=240)
-    at.session_state["judge_bootstrap"] = FAST["judge_bootstrap"]
+    for key, value in FAST.items():
+        at.session_state[key] = value
     at.switch_page(str(REPO / "pages" / "data.py"))
     run(at)
     assert "preferences" in at.selectbox(key="upload_kind").options
@@ -92,11 +94,12 @@ def test_uploaded_through_the_data_page_then_shown(db_path):
     assert {"JSON", "Markdown", "CSV"} <= labels
 
 
-def test_large_datasets_start_without_intervals(db_path, monkeypatch):
-    monkeypatch.setattr("pages._judge_parts.AUTO_INTERVALS_ROWS", 500)  # the demo's 960 rows count as large
-    at = judge_page(stored(db_path, SAMPLE.read_bytes(), "judge_demo"))
-    assert at.toggle(key="judge_intervals").value is False and "lc_ci_low" not in table(at)
-    at.toggle(key="judge_intervals").set_value(True)
+def test_large_datasets_start_without_the_lc_interval(db_path, monkeypatch):
+    monkeypatch.setattr("pages._judge_parts.AUTO_LC_ROWS", 500)  # the demo's 960 rows count as large
+    at = judge_page(stored(db_path, SAMPLE.read_bytes(), "judge_demo"), judge_lc_bootstrap=None)
+    assert at.number_input(key="judge_lc_bootstrap").value == 0 and "lc_ci_low" not in table(at)
+    assert table(at)["win_rate_ci_low"].notna().all()  # the win rate's bootstrap is cheap: always there
+    at.number_input(key="judge_lc_bootstrap").set_value(20)
     run(at)
     assert table(at)["lc_ci_low"].notna().all()
 
@@ -114,13 +117,13 @@ def test_stored_dataset_and_the_bootstrap_settings(db_path):
     assert second["win_rate"].tolist() == first["win_rate"].tolist()  # the point estimates do not move
     width = lambda t: (t["win_rate_ci_high"] - t["win_rate_ci_low"]).drop(t.index[t["model"] == "gpt-base"])  # noqa: E731
     assert (width(second) < width(first)).mean() > 0.7  # 80% intervals are narrower than 95% ones
-    assert any("60 bootstrap replicates, α = 0.2, seed 3" in c.value for c in at.main.caption)
-    at.toggle(key="judge_intervals").set_value(False)
+    assert any("60 win-rate replicates, 10 LC replicates, α = 0.2, seed 3" in c.value for c in at.main.caption)
+    at.number_input(key="judge_bootstrap").set_value(0)
+    at.number_input(key="judge_lc_bootstrap").set_value(0)
     run(at)
     shown = table(at)  # no intervals: their columns are left out, not filled with "None"
     assert not {"win_rate_ci_low", "lc_ci_high"} & set(shown.columns) and "win_rate" in shown
     assert any("no intervals" in c.value for c in at.main.caption)
-    assert at.number_input(key="judge_bootstrap").disabled
 
 
 def test_several_baselines_get_a_picker(db_path):
@@ -151,7 +154,7 @@ def test_far_lc_is_warned(db_path):
                                   "preference": 1 / (1 + np.exp(-logit)), "len_model": len_model,
                                   "len_baseline": len_base}))
     dataset = stored(db_path, csv_bytes(pd.concat(rows)), "padded")
-    at = judge_page(dataset, judge_intervals=False)
+    at = judge_page(dataset, judge_bootstrap=0, judge_lc_bootstrap=0)
     assert at.warning and "padder" in texts(at.warning)[0]
 
 
@@ -205,7 +208,7 @@ def test_png_of_the_scatter_on_request(db_path):
     if not png_available():
         pytest.skip("PNG export unavailable")
     dataset = stored(db_path, SAMPLE.read_bytes(), "judge_demo")
-    at = judge_page(dataset, judge_intervals=False)
+    at = judge_page(dataset, judge_bootstrap=0, judge_lc_bootstrap=0)
     assert "PNG" not in {d.proto.label for d in at.get("download_button")}  # rendered only when asked
     at.toggle(key="judge_png").set_value(True)
     run(at)

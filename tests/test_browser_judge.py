@@ -78,12 +78,12 @@ def test_demo_page_and_the_bootstrap(session):
     go(page, "Judge")
     expect(scatter(page)).to_be_visible(timeout=SLOW_MS)
     wait_idle(page, SLOW_MS)
-    expect(page.get_by_text("200 bootstrap replicates")).to_be_visible()
+    expect(page.get_by_text("500 win-rate replicates, 100 LC replicates")).to_be_visible()
     shoot_scatter(page, "judge_demo_scatter")
     screenshot(page, "judge_demo_page")
     field = by_key(page, "judge_bootstrap").locator("input")
     act(page, lambda: (field.fill("100"), field.press("Enter")),
-        until=page.get_by_text("100 bootstrap replicates"), timeout_ms=SLOW_MS)
+        until=page.get_by_text("100 win-rate replicates"), timeout_ms=SLOW_MS)
     expect(scatter(page)).to_be_visible()
 
 

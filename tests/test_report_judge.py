@@ -45,7 +45,7 @@ def test_files_and_json_contract(bundle):
     assert "NaN" not in text and "Infinity" not in text
     doc = json.loads(text)
     assert set(doc) == REPORT_KEYS and doc["kind"] == "preferences"
-    assert doc["params"] == {"baseline": "gpt-base", "bootstrap": 30, "alpha": 0.05, "seed": 0}
+    assert doc["params"] == {"baseline": "gpt-base", "bootstrap": 30, "lc_bootstrap": 30, "alpha": 0.05, "seed": 0}
     assert doc["input"]["source"].endswith(JUDGE_SAMPLE) and doc["input"]["rows"] == 960
     assert doc["png"] is False and doc["png_note"] == "PNG export turned off" and doc["figures"] == ["lc_vs_raw"]
     judged = doc["judge"]

@@ -2,7 +2,8 @@
 figure), ``judge.csv`` (one row per model, as ``evalboard judge --format csv``), ``report.json`` (the judge JSON
 under ``judge``, with the settings, input and versions every report records) and ``figures/lc_vs_raw.png`` (the
 raw vs length-controlled scatter, :func:`core.charts.judge.lc_vs_raw_scatter`), or a note saying why there is
-no PNG."""
+no PNG. ``--bootstrap B`` sets the win rate's replicates; the length-controlled interval takes min(B, 100), each
+replicate refitting every model's length GLM."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from core.report.bundle import (
     png_status,
     write_pngs,
 )
-from core.report.judge_tables import LC_SE_NOTE, lc_warnings, n_models, scatter_rows
+from core.report.judge_tables import lc_warnings, n_models, scatter_rows
+from core.schema import DEFAULT_LC_REPLICATES
 
 MARKDOWN = "JUDGE_REPORT.md"
 CSV = "judge.csv"
@@ -39,8 +41,9 @@ def build_judge_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
                        progress=None) -> ReportResult:
     steps = Steps(4, progress)
     steps("win rates and length control (bootstrap)")
+    lc_replicates = min(settings.bootstrap, DEFAULT_LC_REPLICATES)  # each one refits every model's length GLM
     result = judge(frame, JudgeSettings(baseline=settings.baseline, bootstrap=settings.bootstrap,
-                                        alpha=settings.alpha, seed=settings.seed))
+                                        lc_bootstrap=lc_replicates, alpha=settings.alpha, seed=settings.seed))
     doc = result.as_dict()
     png, png_note = png_status(settings.png)
     steps("figure")
@@ -52,10 +55,10 @@ def build_judge_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     (out / MARKDOWN).write_text(report_markdown(result, doc) + "\n\n" + figures_markdown([FIGURE], png, png_note),
                                 encoding="utf-8")
     timings = steps.done()
-    params = {"baseline": result.baseline, "bootstrap": settings.bootstrap, "alpha": settings.alpha,
-              "seed": settings.seed}
+    params = {"baseline": result.baseline, "bootstrap": settings.bootstrap, "lc_bootstrap": lc_replicates,
+              "alpha": settings.alpha, "seed": settings.seed}
     report = {"kind": "preferences", "params": params, **common, "judge": doc, "png": png, "png_note": png_note,
-              "figures": [FIGURE], "notes": [LC_SE_NOTE], "timings": timings}
+              "figures": [FIGURE], "notes": [], "timings": timings}
     (out / REPORT_JSON).write_text(dumps(report) + "\n", encoding="utf-8")
     return ReportResult("preferences", out, [out / MARKDOWN, out / CSV, out / REPORT_JSON, *pngs], figures, png,
                         png_note, timings)
@@ -67,14 +70,15 @@ def scatter_figure(result: JudgeResult):
 
 
 def report_markdown(result: JudgeResult, doc: dict[str, Any]) -> str:
-    """The report's heading and summary, then the markdown of ``evalboard judge`` and which SE is which."""
+    """The report's heading and summary, then the markdown of ``evalboard judge`` (its notes say which SE is
+    which)."""
     warned = lc_warnings(doc)
     params = doc.get("params") or {}
     summary = (f"{n_models(doc)} models judged against the baseline {markdown_text(result.baseline)} on "
                f"{params.get('n_prompts', '—')} prompts")
     if warned:
         summary += f"; LC moves far from the raw rate for {len(warned)} of them (see the notes)"
-    return "\n\n".join(["# Judged preferences", summary + ".", judge_markdown(result), markdown_text(LC_SE_NOTE)])
+    return "\n\n".join(["# Judged preferences", summary + ".", judge_markdown(result)])
 
 
 def scatter_png(figure_json: str) -> bytes:

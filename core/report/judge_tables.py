@@ -18,10 +18,6 @@ import pandas as pd
 TABLE_COLUMNS = ("model", "length_controlled_winrate", "lc_ci_low", "lc_ci_high", "lc_standard_error",
                  "win_rate", "win_rate_ci_low", "win_rate_ci_high", "standard_error", "discrete_win_rate",
                  "avg_length", "n_wins", "n_wins_base", "n_draws", "n_total")
-LC_SE_NOTE = ("lc_standard_error is AlpacaEval's: the standard deviation of the per-prompt predictions at equal "
-              "length over √n, with the fitted length and difficulty terms held fixed. The LC interval (lc_ci_low, "
-              "lc_ci_high) comes from the prompt bootstrap and refits the length control in every replicate, so it "
-              "also carries the uncertainty of that fit.")
 
 
 def model_rows(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -72,8 +68,8 @@ def lc_warnings(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def notes(doc: Mapping[str, Any]) -> list[str]:
-    """Where the numbers come from: the difficulty used by the length control, the settings, which
-    standard error is which, and the analysis' own notes (models skipped and why)."""
+    """Where the numbers come from: the difficulty used by the length control, the settings, and the analysis'
+    own notes (which standard error is which, models skipped and why)."""
     params = doc.get("params") or {}
     out = []
     source = params.get("difficulty_source")
@@ -83,7 +79,6 @@ def notes(doc: Mapping[str, Any]) -> list[str]:
         alpha = params.get("alpha", 0.05)
         out.append(f"Intervals: {100 * (1 - float(alpha)):g}% prompt bootstrap, {int(params['bootstrap']):,} "
                    f"replicates, seed {params.get('seed', 0)}.")
-    out.append(LC_SE_NOTE)
     out += [str(n) for n in params.get("notes") or []]
     return out
 
