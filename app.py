@@ -15,6 +15,7 @@ PAGES = {
         st.Page("pages/data.py", title="Data", icon=":material/database:", url_path="data", default=True),
         st.Page("pages/rankings.py", title="Rankings", icon=":material/emoji_events:", url_path="rankings"),
         st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"),
+        st.Page("pages/judge.py", title="Judge", icon=":material/gavel:", url_path="judge"),
         st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
         st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
         st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),

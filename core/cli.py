@@ -127,14 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
         _input_options(diagnostics)
 
     report = sub.add_parser("report", help="the whole bundle: JSON, markdown, CSV and PNG figures",
-                            description="Write the report bundle of INPUT (votes or a score table, a file or a "
-                                        "stored dataset) into DIR.")
+                            description="Write the report bundle of INPUT (votes, a score table or judged "
+                                        "preferences; a file or a stored dataset) into DIR.")
     report.add_argument("votes", metavar="INPUT")
     report.add_argument("--out", required=True, metavar="DIR", help="folder for the bundle (created)")
     report.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
     report.add_argument("--seed", type=int, default=0)
     report.add_argument("--alpha", type=float, default=0.05)
     report.add_argument("--no-png", action="store_true", help="skip the PNG figures")
+    report.add_argument("--baseline", metavar="NAME", help="judged preferences: the baseline (default: the only one)")
     _request_options(report)
     _input_options(report)
 

@@ -19,7 +19,8 @@ AS_DETECTED = "detected"
 KIND_LABELS = {AS_DETECTED: "As detected from the columns", "votes": "Votes (one A/B comparison per row)",
                "eval_runs": "EvalRuns (one score per model and task)"}
 DETECTED_AS = {"votes": "votes", "counts": "a counts table", "eval_runs": "a score table (EvalRuns, long)",
-               "eval_runs_wide": "a wide score table (EvalRuns)", "winrate_matrix": "a win-rate matrix"}
+               "eval_runs_wide": "a wide score table (EvalRuns)", "winrate_matrix": "a win-rate matrix",
+               "preferences": "judged preferences against a baseline"}
 MAX_VALUE_DROPDOWNS = 8  # a numeric winner column with more values gets thresholds instead
 
 

@@ -83,6 +83,8 @@ def dataset_picker() -> Dataset | None:
     chosen = st.selectbox("Active dataset", options=list(by_id), key=ACTIVE,
                           format_func=lambda i: f"{by_id[i].name} · {by_id[i].kind.replace('_', ' ')} · "
                                                 f"{by_id[i].rows:,} rows")
+    if chosen in by_id and by_id[chosen].kind == "preferences":
+        st.caption("Judged preferences against a baseline: their win rates are on the Judge page.")
     return by_id.get(chosen)
 
 

@@ -51,7 +51,8 @@ def show_error(files_id: tuple[str, ...]) -> bool:
 
 st.subheader("Add a dataset")
 st.caption("Votes (CSV, JSON, JSONL, Parquet; Chatbot Arena records; left/right/winner), counts tables, "
-           "EvalRuns (long or wide score tables, lm-evaluation-harness results JSON) or a win-rate matrix.")
+           "EvalRuns (long or wide score tables, lm-evaluation-harness results JSON), a win-rate matrix, or judged "
+           "preferences against a baseline (AlpacaEval annotations; shown on the Judge page).")
 upload = st.file_uploader("File", type=["csv", "tsv", "json", "jsonl", "parquet", "gz"], key="upload_file")
 left, middle, right = st.columns(3)
 kind = left.selectbox("It holds", ["detect", *READ_KINDS], key="upload_kind",

@@ -21,8 +21,11 @@ st.title("Leaderboard")
 
 dataset = active_dataset("eval_runs")
 if dataset is None:
-    st.info("The leaderboard ranks EvalRuns (per-model, per-task scores). Choose an eval-runs dataset in the "
-            "sidebar, or add one on the Data page.")
+    other = active_dataset()
+    judged = other is not None and other.kind == "preferences"
+    st.info("The active dataset holds judged preferences against a baseline: their win rates are on the Judge page."
+            if judged else "The leaderboard ranks EvalRuns (per-model, per-task scores). Choose an eval-runs "
+            "dataset in the sidebar, or add one on the Data page.")
     st.stop()
 
 db_path = str(default_db_path())

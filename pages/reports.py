@@ -10,6 +10,7 @@ import streamlit as st
 from core.charts.export import png_unavailable_reason
 from core.report.bundle import ReportSettings
 from core.report.download import MIME, build_bundle, bundle_key, safe_stem
+from core.report.judge_tables import baseline_choices
 from core.store import default_db_path
 from pages._filters import POLICY_LABELS, active_filters, active_policy
 from pages._shared import active_dataset, load_dataset, plain, through_router
@@ -20,14 +21,18 @@ through_router()
 st.title("Reports")
 
 dataset = active_dataset()
-if dataset is None or dataset.kind not in ("votes", "eval_runs"):
-    st.info("Reports are built from a votes dataset or an EvalRuns score table: pick one as the active dataset in "
-            "the sidebar, or load one on the Data page (upload a file or load the sample datasets).")
+if dataset is None or dataset.kind not in ("votes", "eval_runs", "preferences"):
+    st.info("Reports are built from a votes dataset or an EvalRuns score table, or from judged preferences: pick one "
+            "as the active dataset in the sidebar, or load one on the Data page (upload a file or load the samples).")
     st.stop()
 
 filters = active_filters(dataset)
-what = "Bradley–Terry rankings per game and dimension, bias diagnostics and annotator quality" \
-    if dataset.kind == "votes" else "the leaderboard with bootstrap CIs, pairwise tests and the Friedman test"
+what = {"votes": "Bradley–Terry rankings per game and dimension, bias diagnostics and annotator quality",
+        "eval_runs": "the leaderboard with bootstrap CIs, pairwise tests and the Friedman test",
+        "preferences": "raw and length-controlled win rates against the baseline with "
+                       "bootstrap CIs, per-category rates and the raw vs LC scatter"}[dataset.kind]
+baselines = baseline_choices(load_dataset(str(default_db_path()), dataset.id, dataset.sha256)) \
+    if dataset.kind == "preferences" else []
 st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} rows"
            + (f" · filtered: {plain(filters.describe())}" if filters.active else "") + f". The bundle holds {what}.")
 
@@ -45,10 +50,11 @@ with st.form("report_settings", border=True):
     annotators = active_policy() if dataset.kind == "votes" else "exclude"
     if dataset.kind == "votes":
         st.caption(f"Annotators: {POLICY_LABELS[annotators].lower()} (the sidebar's choice, as on every page).")
+    baseline = st.selectbox("Baseline", baselines, key="report_baseline") if len(baselines) > 1 else None
     build = st.form_submit_button("Build the report", type="primary", icon=":material/build:")
 
 settings = ReportSettings(bootstrap=replicates, seed=seed, alpha=alpha, png=bool(png and can_png),
-                          annotators=annotators)
+                          annotators=annotators, baseline=baseline)
 key = bundle_key(dataset, filters, settings)
 if build:
     frame = load_dataset(str(default_db_path()), dataset.id, dataset.sha256)

@@ -30,6 +30,7 @@ pytestmark = pytest.mark.browser
 STORE_MS = 240_000  # storing 350k MMLU-Pro cells on a loaded 2-core machine
 VOTES_PAGES = ("Rankings", "Bias", "Annotators", "Reports")
 RUNS_PAGES = ("Leaderboard", "Reports")
+JUDGE_PAGES = ("Judge", "Reports")
 
 
 @pytest.fixture(scope="module")
@@ -85,25 +86,23 @@ def open_pages(page, titles: tuple[str, ...], slug: str) -> None:
         assert errors.count() == 0, f"{title}: {errors.all_inner_texts()}"
 
 
-def test_alpaca_eval_2_preferences_through_the_proposal(session):
+def test_alpaca_eval_2_preferences_as_detected(session):
     page = session
     choose_file(page, "alpaca_eval_annotations/preferences.csv")
-    expect(page.get_by_text("Detection is unsure")).to_be_visible()
-    screenshot(page, "realfiles_alpaca2_proposal")
-    store(page, "stored 46,680 eval runs rows as dataset 'preferences'", "alpaca2")
-    expect(sidebar_picker(page)).to_have_value(re.compile(r"^preferences · eval runs"))
-    open_pages(page, RUNS_PAGES, "alpaca2")
+    expect(page.get_by_text("Detected: judged preferences against a baseline")).to_be_visible()
+    screenshot(page, "realfiles_alpaca2_detected")
+    store(page, "stored 46,680 preferences rows as dataset 'preferences'", "alpaca2")
+    expect(sidebar_picker(page)).to_have_value(re.compile(r"^preferences · preferences"))
+    open_pages(page, JUDGE_PAGES, "alpaca2")
 
 
-def test_alpaca_eval_1_votes_with_empty_winners_dropped(session):
+def test_alpaca_eval_1_preferences_with_judge_failures_left_out(session):
     page = session
     choose_file(page, "alpaca_eval_annotations/preferences_alpaca_eval1_gpt4_vs_text_davinci_003.csv")
-    pick(page, "'0'", "tie")
-    pick(page, "'0.0'", "tie")
-    expect(page.get_by_role("combobox", name="(empty cells)")).to_have_value("drop these rows")
-    store(page, "stored 42,604 votes rows", "alpaca1")
-    expect(page.get_by_text("61 rows dropped by the outcome mapping").first).to_be_visible()
-    open_pages(page, VOTES_PAGES, "alpaca1")
+    expect(page.get_by_text("Detected: judged preferences against a baseline")).to_be_visible()
+    store(page, "stored 42,604 preferences rows", "alpaca1")
+    expect(page.get_by_text("61 rows without a judgement").first).to_be_visible()
+    open_pages(page, JUDGE_PAGES, "alpaca1")
 
 
 def test_mmlu_pro_wide_with_unanswered_as_zero(session):

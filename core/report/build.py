@@ -2,7 +2,8 @@
 
 Votes give ``BT_ANALYSIS_REPORT.md``, ``BT_ANALYSIS_REPORT.csv``, ``report.json`` and ``figures/*.png``
 (:mod:`core.report.votes`); a score table (EvalRuns) gives ``leaderboard.json``, ``LEADERBOARD.md``,
-``report.json`` and its figures (:mod:`core.report.runs`).
+``report.json`` and its figures (:mod:`core.report.runs`); judged preferences give ``JUDGE_REPORT.md``,
+``judge.csv``, ``report.json`` and ``figures/lc_vs_raw.png`` (:mod:`core.report.judge`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 from core.io import InputError, Problem
 from core.report.bundle import Progress, ReportResult, ReportSettings, versions
+from core.report.judge import build_judge_report
 from core.report.runs import build_runs_report
 from core.report.votes import build_votes_report
 
@@ -26,6 +28,8 @@ def build_report(kind: str, frame, out_dir: str | Path, settings: ReportSettings
         return build_votes_report(frame, out, settings, common, progress)
     if kind == "eval_runs":
         return build_runs_report(frame, out, settings, common, progress)
+    if kind == "preferences":
+        return build_judge_report(frame, out, settings, common, progress)
     raise InputError(str((source or {}).get("source", "input")),
-                     [Problem((), f"holds {kind.replace('_', ' ')}; a report needs individual votes or a score "
-                                  "table (EvalRuns)")])
+                     [Problem((), f"holds {kind.replace('_', ' ')}; a report needs individual votes, a score "
+                                  "table (EvalRuns) or judged preferences")])

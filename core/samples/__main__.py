@@ -13,6 +13,7 @@ import sys
 import time
 
 from core.samples.files import SAMPLES_DIR, write_arena_csv, write_samples
+from core.samples.judge import write_judge_sample
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         if (args.votes, args.models, args.seed) != (None, None, None):
             parser.error("--votes/--models/--seed need --out (the committed samples are fixed).")
-        for path in write_samples(SAMPLES_DIR).values():
+        for path in (*write_samples(SAMPLES_DIR).values(), write_judge_sample(SAMPLES_DIR)):
             print(f"wrote {path} ({path.stat().st_size:,} bytes)")
         return 0
     try:

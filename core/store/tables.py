@@ -23,9 +23,14 @@ RUN_SQL_TYPES = {"model_id": str, "task_id": str, "metric_name": str, "score": f
 COUNT_SQL_TYPES = {"model_a": str, "model_b": str, "winner": str, "count": float, "game_id": str,
                    "dimension": str, "period": str, "annotator_status": str}
 MATRIX_SQL_TYPES = {"model_row": str, "model_col": str, "rate": float, "n": float}
-TABLE_OF_KIND = {"votes": "votes", "eval_runs": "eval_runs", "counts": "counts", "winrate_matrix": "matrices"}
+# Judged preferences against a baseline (core.io.preferences): P(model's answer beats the baseline's) per prompt.
+# A new table, made by every file's CREATE … IF NOT EXISTS: it needs no schema version of its own.
+PREFERENCE_SQL_TYPES = {"model": str, "baseline": str, "query_id": str, "preference": float, "category": str,
+                        "len_model": float, "len_baseline": float, "judge": str}
+TABLE_OF_KIND = {"votes": "votes", "eval_runs": "eval_runs", "counts": "counts", "winrate_matrix": "matrices",
+                 "preferences": "preferences"}
 TYPES_OF_TABLE = {"votes": VOTE_SQL_TYPES, "eval_runs": RUN_SQL_TYPES, "counts": COUNT_SQL_TYPES,
-                  "matrices": MATRIX_SQL_TYPES}
+                  "matrices": MATRIX_SQL_TYPES, "preferences": PREFERENCE_SQL_TYPES}
 _SQL_TYPE = {int: "INTEGER", float: "REAL", str: "TEXT"}
 
 
