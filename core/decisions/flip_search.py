@@ -30,6 +30,9 @@ import core.ranking.bradley_terry as bt
 FLIP_MARGIN = 1e-9
 # Up to this many combinations of per-cell counts, every combination is tried (docs/methods.md §13).
 EXHAUSTIVE_LIMIT = 4096
+# A challenger whose first-order estimate of the votes it needs exceeds this many times the best count found
+# so far is not searched (the estimates are checked against exact refits in tests/test_robustness.py).
+PLAUSIBLE_FACTOR = 3.0
 MAX_STAGES = 200  # re-linearisations of one greedy search; each takes at least half of what is left to flip
 
 
@@ -81,21 +84,48 @@ def refit(cells: PairCells, count: np.ndarray, theta0: np.ndarray | None = None)
     scale = float(count.sum()) / total_weight if total_weight > 0 else 1.0
     if rated.sum() < 2:
         return Fit(theta, 0.0, scale)
-    w = np.zeros((k, k))
-    np.add.at(w, (cells.i, cells.j), wc * cells.s)
-    np.add.at(w, (cells.j, cells.i), wc * (1.0 - cells.s))
-    sub = w[np.ix_(rated, rated)] * scale
+    w = np.bincount(cells.i * k + cells.j, wc * cells.s, k * k) + np.bincount(cells.j * k + cells.i,
+                                                                              wc * (1.0 - cells.s), k * k)
+    sub = w.reshape(k, k)[np.ix_(rated, rated)] * scale
     prior = 0.0 if bt.strong_components(sub) == 1 else bt.NONIDENTIFIABLE_PRIOR
-    pi, pj, wins, n = bt.pair_form(sub)
-    seen = n > 0
     start = None if theta0 is None else np.nan_to_num(theta0[rated])
-    fitted, converged, _ = bt.newton_pairs(pi[seen], pj[seen], wins[seen][None], n[seen][None], int(rated.sum()),
-                                           start, prior)
-    if not converged[0]:  # Newton from a poor start: MM, slower but sure (docs/methods.md §2)
-        pi_mm, _, _ = bt.mm(sub, prior)
-        fitted = np.log(pi_mm)[None]
-    theta[rated] = fitted[0]
+    fitted = _newton(sub, prior, start)
+    if fitted is None:  # Newton did not settle: MM, slower but sure (docs/methods.md §2)
+        fitted = np.log(bt.mm(sub, prior)[0])
+    theta[rated] = fitted
     return Fit(theta, prior, scale)
+
+
+def _newton(w: np.ndarray, prior: float, theta0: np.ndarray | None, tol: float = 1e-10, max_iter: int = 100
+            ) -> np.ndarray | None:
+    """The BT MLE (prior 0: θ_0 held at 0) or MAP of one win matrix by dense Newton; None if it does not settle.
+
+    One fit of at most a few hundred models: dense K×K steps cost less here than the batched pair solver
+    of core.ranking.bradley_terry, which is built for thousands of bootstrap replicates at once."""
+    k = len(w)
+    games, wins = w + w.T, w.sum(axis=1)
+    theta = np.zeros(k) if theta0 is None else np.array(theta0, dtype=np.float64)
+    free = slice(0, k) if prior > 0 else slice(1, k)
+    if prior == 0:
+        theta -= theta[0]
+    for _ in range(max_iter):
+        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
+        grad = wins - (games * p).sum(axis=1)
+        curv = games * p * (1.0 - p)
+        hess = np.diag(curv.sum(axis=1)) - curv
+        if prior > 0:
+            sig = 1.0 / (1.0 + np.exp(-theta))
+            grad += prior * (1.0 - 2.0 * sig)
+            hess[np.diag_indices(k)] += 2.0 * prior * sig * (1.0 - sig)
+        try:
+            step = np.linalg.solve(hess[free, free], grad[free])
+        except np.linalg.LinAlgError:
+            return None
+        step *= min(1.0, bt.MAX_NEWTON_STEP / max(float(np.abs(step).max()), 1e-300))
+        theta[free] += step
+        if np.abs(step).max() < tol:
+            return theta
+    return None
 
 
 def overtaker(theta: np.ndarray, leader: int, rival: int | None = None) -> int | None:
@@ -113,14 +143,19 @@ def overtaker(theta: np.ndarray, leader: int, rival: int | None = None) -> int |
 
 
 def margin_effects(cells: PairCells, count: np.ndarray, fit: Fit, leader: int, rival: int) -> np.ndarray:
-    """First-order change of θ_leader − θ_rival when one vote of each cell is dropped (docs/methods.md §13).
+    """First-order change of θ_leader − θ_rival when one vote of each cell is dropped (docs/methods.md §13)."""
+    return contrast_effects(cells, count, fit, leader, np.array([rival]))[:, 0]
+
+
+def contrast_effects(cells: PairCells, count: np.ndarray, fit: Fit, leader: int, rivals: np.ndarray) -> np.ndarray:
+    """(cells, rivals): the first-order change of θ_leader − θ_rival when one vote of each cell is dropped.
 
     Dropping vote v moves θ by ≈ −I⁻¹ ∇ℓ_v, with ∇ℓ_v = w_v (s_v − p_v)(e_i − e_j) and I the observed
     information of the fit (the prior's curvature included); the margin moves by the contrast of that."""
     theta = fit.theta
-    effect = np.zeros(len(cells))
+    effect = np.zeros((len(cells), len(rivals)))
     live = (count > 0) & ~np.isnan(theta[cells.i]) & ~np.isnan(theta[cells.j])
-    if np.isnan(theta[leader]) or np.isnan(theta[rival]) or not live.any():
+    if np.isnan(theta[leader]) or not live.any():
         return effect
     rated = np.flatnonzero(~np.isnan(theta))
     index = np.full(cells.k, -1)
@@ -128,12 +163,51 @@ def margin_effects(cells: PairCells, count: np.ndarray, fit: Fit, leader: int, r
     sub_theta = theta[rated]
     ci, cj = index[cells.i[live]], index[cells.j[live]]
     weight = cells.weight[live] * fit.scale
-    cov = bt.covariance(ci, cj, cells.s[live], count[live].astype(np.float64), weight, sub_theta - sub_theta[0],
-                        "observed", fit.prior)
-    u = cov[:, index[leader]] - cov[:, index[rival]]
     p = 1.0 / (1.0 + np.exp(sub_theta[cj] - sub_theta[ci]))
-    effect[live] = -weight * (cells.s[live] - p) * (u[ci] - u[cj])
+    k = len(rated)
+    curv = np.bincount(ci * k + cj, count[live] * weight * p * (1.0 - p), k * k).reshape(k, k)
+    curv += curv.T
+    info = np.diag(curv.sum(axis=1)) - curv
+    if fit.prior > 0:
+        sig = 1.0 / (1.0 + np.exp(-sub_theta))
+        info[np.diag_indices(k)] += 2.0 * fit.prior * sig * (1.0 - sig)
+    contrast = np.zeros((k, len(rivals)))
+    contrast[index[leader]] = 1.0
+    known = index[rivals] >= 0
+    contrast[index[rivals[known]], np.flatnonzero(known)] -= 1.0
+    free = slice(0, k) if fit.prior > 0 else slice(1, k)  # without a prior θ_0 is held at 0
+    u = np.zeros((k, len(rivals)))
+    u[free] = np.linalg.lstsq(info[free, free], contrast[free], rcond=None)[0]
+    effect[live] = -(weight * (cells.s[live] - p))[:, None] * (u[ci] - u[cj])
+    effect[:, ~known] = 0.0
     return effect
+
+
+def predicted_need(effect: np.ndarray, available: np.ndarray, margin: float) -> tuple[np.ndarray, int]:
+    """(the cells that lower the margin, most first; the votes the linear prediction needs along them to
+    bring it below −FLIP_MARGIN, or all of theirs when it never gets there)."""
+    helpful = np.flatnonzero((effect < 0) & (available > 0))
+    order = helpful[np.argsort(effect[helpful], kind="stable")]
+    cumulative = np.cumsum(effect[order] * available[order])
+    reach = int(np.searchsorted(-cumulative, margin + FLIP_MARGIN, side="left"))  # cells wholly dropped
+    if reach >= len(order):
+        return order, int(available[order].sum())
+    before = float(cumulative[reach - 1]) if reach else 0.0
+    in_cell = max(1, math.ceil((margin + FLIP_MARGIN + before) / -effect[order[reach]]))
+    return order, int(available[order[:reach]].sum()) + min(in_cell, int(available[order[reach]]))
+
+
+def plausible_rivals(cells: PairCells, full: Fit, leader: int, rivals: list[int]) -> tuple[list[tuple[int, int]], int]:
+    """(the rivals with their first-order estimate of the votes they need, fewest first; how many cannot
+    overtake at all to first order: no vote lowers their margin)."""
+    effects = contrast_effects(cells, cells.count, full, leader, np.asarray(rivals, dtype=np.int64))
+    ranked = []
+    for column, rival in enumerate(rivals):
+        order, need = predicted_need(effects[:, column], cells.count, full.theta[leader] - full.theta[rival])
+        if len(order):
+            ranked.append((rival, need))
+    ranked.sort(key=lambda item: item[1])
+    return ranked, len(rivals) - len(ranked)
 
 
 @dataclass
@@ -163,20 +237,10 @@ def greedy_search(cells: PairCells, full: Fit, leader: int, rival: int,
     for _ in range(MAX_STAGES):
         available = cells.count - removed
         effect = margin_effects(cells, available, fit, leader, rival)
-        helpful = np.flatnonzero((effect < 0) & (available > 0))
-        if not len(helpful):
+        order, need = predicted_need(effect, available, fit.theta[leader] - fit.theta[rival])
+        if not len(order):
             return outcome
-        order = helpful[np.argsort(effect[helpful], kind="stable")]
-        cumulative = np.cumsum(effect[order] * available[order])
-        margin = fit.theta[leader] - fit.theta[rival]
-        reach = int(np.searchsorted(-cumulative, margin + FLIP_MARGIN, side="left"))  # cells wholly dropped
         total = int(available[order].sum())
-        if reach < len(order):  # votes needed by the linear prediction, within cell ``order[reach]``
-            before = float(cumulative[reach - 1]) if reach else 0.0
-            in_cell = max(1, math.ceil((margin + FLIP_MARGIN + before) / -effect[order[reach]]))
-            need = int(available[order[:reach]].sum()) + min(in_cell, int(available[order[reach]]))
-        else:
-            need = total
         batch = total if need >= total else max(1, math.ceil(need / 2))
         step = _take(order, available, batch, len(cells))
         trial = refit(cells, cells.count - removed - step, fit.theta)

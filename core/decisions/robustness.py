@@ -84,10 +84,14 @@ def robustness(prepared: PreparedVotes, pair: tuple[str, str] | None = None,
     def flipped(fit: search.Fit) -> bool:
         return search.overtaker(fit.theta, leader, only) is not None
 
-    best, refits = search.SearchOutcome(None, None), 0
-    for rival in rivals:
+    best, refits, searched = search.SearchOutcome(None, None), 0, []
+    candidates, unreachable = search.plausible_rivals(cells, full, leader, rivals)
+    for rival, predicted in candidates:  # fewest predicted votes first: the count found only shrinks
+        if best.removed is not None and predicted > search.PLAUSIBLE_FACTOR * best.removed.sum():
+            break
         found = search.greedy_search(cells, full, leader, rival, flipped)
         refits += found.refits
+        searched.append(models[rival])
         if found.removed is not None and (best.removed is None or found.removed.sum() < best.removed.sum()):
             best, best_rival = found, rival
     if best.removed is not None:
@@ -103,7 +107,8 @@ def robustness(prepared: PreparedVotes, pair: tuple[str, str] | None = None,
         if smaller.removed is not None:
             best = smaller
     return _result(used, vote_cell, cells, models, full, leader, only, best, golden, prepared,
-                   {"refits": refits, "challengers_searched": [models[r] for r in rivals],
+                   {"refits": refits, "challengers_searched": searched,
+                    "challengers_not_searched": len(rivals) - len(searched), "challengers_unreachable": unreachable,
                     "greedy_flip_votes": greedy_count, "combinations": combinations, "exhaustive": exhaustive})
 
 
