@@ -241,7 +241,10 @@ def greedy_search(cells: PairCells, full: Fit, leader: int, rival: int,
         if not len(order):
             return outcome
         total = int(available[order].sum())
-        batch = total if need >= total else max(1, math.ceil(need / 2))
+        # Half of the predicted need (of everything, when even that is predicted to fall short): the fit is
+        # linearised again after each batch, and dropping everything at once can overshoot (a leader left
+        # without votes has no rating, so nothing overtakes it).
+        batch = max(1, math.ceil(min(need, total) / 2))
         step = _take(order, available, batch, len(cells))
         trial = refit(cells, cells.count - removed - step, fit.theta)
         outcome.refits += 1
@@ -258,8 +261,6 @@ def greedy_search(cells: PairCells, full: Fit, leader: int, rival: int,
                     low = middle
             outcome.removed = removed + _take(order, available, high, len(cells))
             outcome.fit = best
-            return outcome
-        if batch == total:
             return outcome
         removed, fit = removed + step, trial
     return outcome
