@@ -152,6 +152,17 @@ def test_pair_order_and_unknown_models():
         parse_pair("A,A")
 
 
+def test_the_search_does_not_drop_every_vote_of_the_leader():
+    """m1 never loses; one vote (m1 beating m2) holds it above m2. Dropping every vote that lowers m1's lead at
+    once leaves m1 without votes, which flips nothing: the search must take smaller batches and find the one."""
+    rows = ([("m2", "m0", "model_a", 0.5)] * 4 + [("m0", "m2", "model_b", 1.0), ("m1", "m0", "model_a", 0.5),
+            ("m1", "m0", "model_a", 0.5), ("m2", "m1", "model_b", 1.0), ("m1", "m0", "model_a", 1.0)])
+    frame = votes(rows, ("model_a", "model_b", "winner", "weight"))
+    result = answer(frame, exhaustive_limit=0)
+    assert (result.top_model, result.flip_votes, result.flipped_to) == ("m1", 1, "m2")
+    assert flips(without_rows(frame, result.votes["row"]), "m1")
+
+
 # --- brute force on small random cases -------------------------------------------------------------------------
 
 def random_case(seed: int, n_max: int = 12) -> pd.DataFrame:
