@@ -22,6 +22,7 @@ from core.decisions.render import to_csv, to_json, to_markdown
 from core.decisions.robustness import RobustnessError, parse_pair, robustness
 from core.io.votes import votes_from_frame
 from core.ranking.request import prepare_votes
+from tests.conftest import REPO
 
 SCORE = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 MARGIN = 1e-9  # as core.decisions.flip_search.FLIP_MARGIN: a tie does not flip
@@ -236,8 +237,10 @@ def test_who_cast_them():
     assert result.flip_votes == 4  # 10–7 → 6–7
     assert result.by["annotator"] == {"ann1": 4}  # the earliest rows of interchangeable votes are listed
     assert result.by["game"] == {"g1": 4} and result.by["period"] == {"2026-W02": 4}
-    assert list(result.votes.columns) == ["row", "model_a", "model_b", "winner", "annotator_id", "game_id",
-                                          "timestamp"]
+    assert list(result.votes.columns) == ["row", "vote_id", "model_a", "model_b", "winner", "annotator_id",
+                                          "game_id", "timestamp", "weight"]
+    assert result.votes["vote_id"].isna().all() and (result.votes["weight"] == 1.0).all()
+    assert result.votes["timestamp"].iloc[0] == "2026-01-05T10:00:00+00:00"
 
 
 # --- property: the reported votes flip, and none of them is superfluous ------------------------------------------
@@ -278,7 +281,8 @@ def test_json_markdown_and_csv(tmp_path):
     assert "upper bound" in " ".join(doc["params"]["notes"]) and doc["exact_minimum"] is False
     assert "exact minimum" in " ".join(json.loads(to_json(answer(sixty_forty())))["params"]["notes"])
     assert "**21** of 100 votes" in to_markdown(result)
-    assert to_csv(result).splitlines()[0] == "row,model_a,model_b,winner,game_id"
+    assert to_csv(result).splitlines()[0] == "row,vote_id,model_a,model_b,winner,annotator_id,game_id,timestamp,weight"
+    assert "| row | model_a | model_b | winner | game_id |" in to_markdown(result)
 
 
 def test_command_line(tmp_path, capsys):
@@ -291,3 +295,24 @@ def test_command_line(tmp_path, capsys):
     assert "'Q'" in capsys.readouterr().err
     assert main(["robustness", str(path), "--format", "markdown"]) == 0
     assert capsys.readouterr().out.startswith("# Robustness of the top model, A")
+
+
+def test_same_votes_and_top_as_rank(capsys):
+    """The arena sample has three dimensions, golden questions and unqualified annotators: robustness reads
+    exactly the votes `rank` ranks, and names the same top."""
+    sample = str(REPO / "data" / "samples" / "arena_demo.csv")
+    for policy in ("exclude", "downweight"):
+        assert main(["rank", sample, "--ci", "none", "--policy", policy]) == 0
+        ranking = json.loads(capsys.readouterr().out)
+        assert main(["robustness", sample, "--policy", policy]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert (doc["n_votes"], doc["top_model"]) == (ranking["n_votes"], ranking["models"][0]["model"])
+        assert doc["verified"] and doc["params"]["golden_votes_excluded"] == ranking["params"]["golden_votes_excluded"]
+        assert doc["params"]["weighted"] == (policy == "downweight")
+
+
+def test_counts_are_refused(tmp_path, capsys):
+    path = tmp_path / "counts.csv"
+    pd.DataFrame({"model_a": ["A"], "model_b": ["B"], "winner": ["model_a"], "count": [5]}).to_csv(path, index=False)
+    assert main(["robustness", str(path)]) == 2
+    assert "needs individual votes" in capsys.readouterr().err

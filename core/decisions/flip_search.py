@@ -266,8 +266,14 @@ def greedy_search(cells: PairCells, full: Fit, leader: int, rival: int,
     return outcome
 
 
-def combinations_count(cells: PairCells) -> int:
-    return math.prod(int(c) + 1 for c in cells.count)
+def combinations_within(cells: PairCells, limit: int) -> int | None:
+    """The number of combinations of per-cell counts (Π (count + 1)) if at most ``limit``, else None."""
+    total = 1
+    for count in cells.count:
+        total *= int(count) + 1
+        if total > limit:
+            return None
+    return total
 
 
 def exhaustive_search(cells: PairCells, full: Fit, flipped: Callable[[Fit], bool], below: int

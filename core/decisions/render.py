@@ -42,6 +42,9 @@ def _subject(result: Robustness) -> str:
 
 def to_markdown(result: Robustness) -> str:
     lines = [f"# Robustness of {_subject(result)}", ""]
+    request = [*result.params.get("request", ()), f"golden-question votes left out: "
+               f"{result.params.get('golden_votes_excluded', 0):,}"]
+    lines += [f"- {markdown_text(line)}" for line in request] + [""]
     if result.flip_votes is None:
         lines += [f"No set of votes found whose removal changes {_subject(result)} "
                   f"({result.n_votes:,} votes analysed).", ""]
@@ -53,13 +56,14 @@ def to_markdown(result: Robustness) -> str:
                   markdown_table(["Model", "Rating before", "Rating after"],
                                  [[markdown_text(m), number(result.ratings_before[m], 1),
                                    number(result.ratings_after[m], 1)] for m in result.ratings_before], "lrr"), ""]
-    lines += [EXACT_NOTE if result.exact_minimum else BOUND_NOTE, TIE_NOTE, ""]
+    lines += [EXACT_NOTE if result.exact_minimum else BOUND_NOTE, "", TIE_NOTE, ""]
     for name, counts in result.by.items():
         lines += [f"## Votes dropped by {name}", "",
                   markdown_table([name.capitalize(), "Votes"], [[markdown_text(k), v] for k, v in counts.items()],
                                  "lr"), ""]
     if len(result.votes):
-        columns = [c for c in result.votes.columns if c != "weight" or result.params.get("weighted")]
+        columns = [c for c in result.votes.columns if result.votes[c].notna().any()
+                   and (c != "weight" or result.params.get("weighted"))]
         shown = result.votes.head(MARKDOWN_VOTES)
         lines += ["## The votes", "",
                   markdown_table(columns, [["–" if v is None else markdown_text(v) for v in row]

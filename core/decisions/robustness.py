@@ -98,8 +98,8 @@ def robustness(prepared: PreparedVotes, pair: tuple[str, str] | None = None,
         best = search.prune(cells, best, full, leader, best_rival, flipped)
         refits += best.refits
     greedy_count = None if best.removed is None else int(best.removed.sum())
-    combinations = search.combinations_count(cells)
-    exhaustive = combinations <= exhaustive_limit
+    combinations = search.combinations_within(cells, exhaustive_limit)
+    exhaustive = combinations is not None
     if exhaustive:
         below = len(used) + 1 if greedy_count is None else greedy_count
         smaller = search.exhaustive_search(cells, full, flipped, below)
@@ -137,7 +137,8 @@ def _result(used: pd.DataFrame, vote_cell: np.ndarray, cells: search.PairCells, 
             prepared: PreparedVotes, searched: dict[str, Any]) -> Robustness:
     before = _elo(full.theta)
     params = {**searched, "policy": prepared.policy.as_dict(), "dimension": prepared.dimension.as_dict(),
-              "golden_votes_excluded": golden, "ties": "half", "weighted": bool("weight" in used),
+              "request": [line for line in (prepared.dimension.describe(), prepared.policy.describe()) if line],
+              "golden_votes_excluded": golden, "ties": "half", "weighted": bool(np.any(cells.weight != 1.0)),
               "identifiable": full.prior == 0, "flip_margin_theta": search.FLIP_MARGIN}
     question_pair = None if only is None else (models[leader], models[only])
     if best.removed is None:
@@ -176,16 +177,19 @@ def iso_week(timestamp: pd.Series) -> pd.Series:
 
 
 def _vote_table(votes: pd.DataFrame) -> pd.DataFrame:
-    """The listed votes: their input row (1 = the first vote read) and the columns of VOTE_COLUMNS present."""
-    table = pd.DataFrame({"row": np.asarray(votes.index, dtype=np.int64) + 1}, index=votes.index)
+    """The listed votes: their input row (1 = the first vote read) and every column of VOTE_COLUMNS (None where
+    the votes have no such column; weight 1 without weights), so the table has the same columns for any input."""
+    table = pd.DataFrame({"row": np.asarray(votes.index, dtype=np.int64) + 1})
     for column in VOTE_COLUMNS:
-        if column in votes:
-            values = votes[column]
-            if column == "timestamp":
-                values = pd.to_datetime(values, utc=True, errors="coerce").map(
-                    lambda t: None if pd.isna(t) else t.isoformat())
-            table[column] = values.astype(object).where(values.notna(), None)
-    return table.reset_index(drop=True)
+        if column not in votes:
+            table[column] = [1.0 if column == "weight" else None] * len(votes)
+            continue
+        values = votes[column]
+        if column == "timestamp":
+            values = pd.to_datetime(values, utc=True, errors="coerce").map(
+                lambda t: None if pd.isna(t) else t.isoformat())
+        table[column] = values.astype(object).where(values.notna(), None).to_numpy()
+    return table
 
 
 def _who(votes: pd.DataFrame) -> dict[str, dict[str, int]]:
