@@ -225,3 +225,9 @@ MMLU_PRO_LLAMA3_70B_EXPECTED_GUESS = 52.73
 # PandaLM test set (Wang et al., ICLR 2024; github.com/WeOpenML/PandaLM): Cohen's κ of each pair of its three
 # annotators, published 0.85 / 0.88 / 0.86, reproduced to 3 decimals (../shared/data/pandalm_testset/PROVENANCE.md).
 PANDALM_PAIR_KAPPAS = [0.852, 0.862, 0.879]  # sorted
+
+# --- robustness of the top to dropping votes (docs/methods.md §13) -----------------------------------------
+
+# Worked by hand: A beats B in 60 of 100 direct votes (two models, no ties). Dropping x of A's wins leaves
+# 60 − x against 40: equal ratings at x = 20 (not a change), B ahead from x = 21.
+ROBUSTNESS_SIXTY_FORTY = {"a_wins": 60, "b_wins": 40, "equal_at": 20, "flip_votes": 21}

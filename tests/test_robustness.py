@@ -23,6 +23,7 @@ from core.decisions.robustness import RobustnessError, parse_pair, robustness
 from core.io.votes import votes_from_frame
 from core.ranking.request import prepare_votes
 from tests.conftest import REPO
+from tests.reference_values import ROBUSTNESS_SIXTY_FORTY as SIXTY_FORTY
 
 SCORE = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 MARGIN = 1e-9  # as core.decisions.flip_search.FLIP_MARGIN: a tie does not flip
@@ -120,17 +121,18 @@ def brute_force(frame: pd.DataFrame, leader: str, rival: str | None = None) -> i
 # --- the worked case of the issue -------------------------------------------------------------------------------
 
 def sixty_forty() -> pd.DataFrame:
-    return votes([("A", "B", "model_a")] * 60 + [("A", "B", "model_b")] * 40)
+    return votes([("A", "B", "model_a")] * SIXTY_FORTY["a_wins"] + [("A", "B", "model_b")] * SIXTY_FORTY["b_wins"])
 
 
 def test_sixty_of_a_hundred_takes_twenty_one_votes():
     result = answer(sixty_forty())
-    assert (result.top_model, result.flip_votes, result.flipped_to, result.verified) == ("A", 21, "B", True)
+    assert (result.top_model, result.flip_votes, result.flipped_to, result.verified) == (
+        "A", SIXTY_FORTY["flip_votes"], "B", True)
     assert result.flip_share == pytest.approx(0.21)
     assert set(result.votes["winner"]) == {"model_a"}  # A's wins are the ones to drop
     frame = sixty_forty()
     assert flips(without_rows(frame, result.votes["row"]), "A")
-    twenty = frame.drop(index=frame.index[:20])  # 40–40: equal ratings, not flipped
+    twenty = frame.drop(index=frame.index[:SIXTY_FORTY["equal_at"]])  # 40–40: equal ratings, not flipped
     theta = independent_theta(twenty)
     assert abs(theta["A"] - theta["B"]) < 1e-12 and not flips(twenty, "A")
 

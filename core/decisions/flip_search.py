@@ -300,22 +300,24 @@ def exhaustive_search(cells: PairCells, full: Fit, flipped: Callable[[Fit], bool
 def prune(cells: PairCells, found: SearchOutcome, full: Fit, leader: int, rival: int,
           flipped: Callable[[Fit], bool], limit: int = 400) -> SearchOutcome:
     """Give back the dropped votes the flip does not need: each cell of the set in turn (the least influential
-    on the full fit first) returns votes one at a time while an exact refit still flips. Afterwards no single
-    vote of the set can be returned without undoing the flip (unless ``limit`` refits ran out first)."""
+    on the full fit first) returns votes one at a time while an exact refit still flips, in passes until one
+    returns nothing. Afterwards no single vote of the set can be returned without undoing the flip (unless
+    ``limit`` refits ran out first)."""
     if found.removed is None:
         return found
     removed, fit = found.removed.copy(), found.fit
     effect = margin_effects(cells, cells.count, full, leader, rival)
-    dropped = np.flatnonzero(removed > 0)
-    tries = 0
-    for cell in dropped[np.argsort(-effect[dropped], kind="stable")]:  # least negative effect first
-        while removed[cell] > 0 and tries < limit:
-            removed[cell] -= 1
-            trial = refit(cells, cells.count - removed, fit.theta)
-            tries += 1
-            if flipped(trial):
-                fit = trial
-            else:
-                removed[cell] += 1
-                break
+    tries, returned = 0, True
+    while returned and tries < limit:
+        returned = False
+        dropped = np.flatnonzero(removed > 0)
+        for cell in dropped[np.argsort(-effect[dropped], kind="stable")]:  # least negative effect first
+            while removed[cell] > 0 and tries < limit:
+                removed[cell] -= 1
+                trial = refit(cells, cells.count - removed, fit.theta)
+                tries += 1
+                if not flipped(trial):
+                    removed[cell] += 1
+                    break
+                fit, returned = trial, True
     return SearchOutcome(removed, fit, tries)  # ``refits``: this pruning's own
