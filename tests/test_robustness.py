@@ -287,6 +287,15 @@ def test_json_markdown_and_csv(tmp_path):
     assert "| row | model_a | model_b | winner | game_id |" in to_markdown(result)
 
 
+def test_no_set_flips_a_lone_vote():
+    """One vote, A over B: dropping it leaves no rating at all, so nothing can change the top; every set was tried."""
+    result = answer(votes([("A", "B", "model_a")]))
+    assert (result.flip_votes, result.flip_share, result.verified, result.exact_minimum) == (None, None, False, True)
+    doc = json.loads(to_json(result))
+    assert doc["votes"] == [] and "none changes it" in doc["params"]["notes"][0]
+    assert "No set of votes found" in to_markdown(result)
+
+
 def test_command_line(tmp_path, capsys):
     path = tmp_path / "votes.csv"
     sixty_forty().to_csv(path, index=False)

@@ -12,6 +12,7 @@ MARKDOWN_VOTES = 50  # votes listed in markdown; the CSV lists them all
 BOUND_NOTE = ("The count is an upper bound found by a search (first-order influence of each vote, then exact "
               "refits): the exact minimum is a combinatorial problem (docs/methods.md §13).")
 EXACT_NOTE = "Every smaller set of votes was tried: this is the exact minimum."
+NONE_NOTE = "Every set of votes was tried: none changes it."
 TIE_NOTE = "The order counts as changed only when the other model's rating exceeds the leader's; equal is not changed."
 
 
@@ -21,7 +22,13 @@ def robustness_dict(result: Robustness) -> dict[str, Any]:
             "verified": result.verified, "exact_minimum": result.exact_minimum, "n_votes": result.n_votes,
             "ratings_before": result.ratings_before, "ratings_after": result.ratings_after,
             "votes": result.votes.to_dict("records"), "by": result.by,
-            "params": {**result.params, "notes": [EXACT_NOTE if result.exact_minimum else BOUND_NOTE, TIE_NOTE]}}
+            "params": {**result.params, "notes": [_search_note(result), TIE_NOTE]}}
+
+
+def _search_note(result: Robustness) -> str:
+    if not result.exact_minimum:
+        return BOUND_NOTE
+    return EXACT_NOTE if result.flip_votes is not None else NONE_NOTE
 
 
 def to_json(result: Robustness) -> str:
@@ -56,7 +63,7 @@ def to_markdown(result: Robustness) -> str:
                   markdown_table(["Model", "Rating before", "Rating after"],
                                  [[markdown_text(m), number(result.ratings_before[m], 1),
                                    number(result.ratings_after[m], 1)] for m in result.ratings_before], "lrr"), ""]
-    lines += [EXACT_NOTE if result.exact_minimum else BOUND_NOTE, "", TIE_NOTE, ""]
+    lines += [_search_note(result), "", TIE_NOTE, ""]
     for name, counts in result.by.items():
         lines += [f"## Votes dropped by {name}", "",
                   markdown_table([name.capitalize(), "Votes"], [[markdown_text(k), v] for k, v in counts.items()],
