@@ -31,7 +31,7 @@ FLIP_MARGIN = 1e-9
 # Up to this many combinations of per-cell counts, every combination is tried (docs/methods.md §13).
 EXHAUSTIVE_LIMIT = 4096
 # A challenger whose first-order estimate of the votes it needs exceeds this many times the best count found
-# so far is not searched (the estimates are checked against exact refits in tests/test_robustness.py).
+# so far is not searched: a heuristic that bounds the cost with many models (docs/methods.md §13, step 1).
 PLAUSIBLE_FACTOR = 3.0
 MAX_STAGES = 200  # re-linearisations of one greedy search; each takes at least half of what is left to flip
 
