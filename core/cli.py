@@ -101,6 +101,21 @@ def build_parser() -> argparse.ArgumentParser:
     rank.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     _input_options(rank)
 
+    robust = sub.add_parser("robustness", help="the fewest votes whose removal changes the top model (or a pair's "
+                            "order), who cast them, checked by refitting",
+                            description="Search the votes of VOTES (a votes file or a stored dataset) for the fewest "
+                                        "whose removal changes the top of the Bradley–Terry ranking `rank` fits "
+                                        "(ties half, weights, the same policy and dimension); an exact refit confirms "
+                                        "the change. The count is an upper bound found by the search "
+                                        "(docs/methods.md §13).")
+    robust.add_argument("votes", metavar="VOTES")
+    robust.add_argument("--pair", metavar="A,B", help="reverse the order of models A and B instead of the top")
+    _request_options(robust)
+    robust.add_argument("--format", choices=("json", "markdown", "csv"), default="json",
+                        help="json (default), markdown for people, or csv: the votes to drop")
+    robust.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    _input_options(robust)
+
     board = sub.add_parser("leaderboard", help="leaderboard from a score table (EvalRuns)",
                            description="Aggregate RUNS (a score table file, a folder of lm-evaluation-harness "
                                        "results, or a stored dataset) into a leaderboard with bootstrap CIs.")
@@ -196,7 +211,7 @@ WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.parsers",)
 COMMANDS = {name: deferred(f"core.commands.{module}", f"cmd_{name}") for name, module in (
     ("rank", "rank"), ("leaderboard", "leaderboard"), ("bias", "diagnostics"), ("annotators", "diagnostics"),
     ("report", "report"), ("ingest", "datasets"), ("datasets", "datasets"), ("delete", "datasets"),
-    ("samples", "datasets"))}
+    ("samples", "datasets"), ("robustness", "robustness"))}
 
 if __name__ == "__main__":
     sys.exit(main())

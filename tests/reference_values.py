@@ -375,3 +375,8 @@ ALPACA1_LEADERBOARD = {
 # PROVENANCE.md reproduces all 52 of its models against the leaderboard at cd543a1, which could not be read here.
 ALPACA1_REANNOTATED = ("alpaca-7b-neft", "claude", "falcon-7b-instruct", "llama-2-chat-7b-evol70k-neft", "phi-2-dpo",
                        "ultralm-13b-v2.0", "ultralm-13b-v2.0-best-of-16")
+# --- robustness of the top to dropping votes (docs/methods.md §13) -----------------------------------------
+
+# Worked by hand: A beats B in 60 of 100 direct votes (two models, no ties). Dropping x of A's wins leaves
+# 60 − x against 40: equal ratings at x = 20 (not a change), B ahead from x = 21.
+ROBUSTNESS_SIXTY_FORTY = {"a_wins": 60, "b_wins": 40, "equal_at": 20, "flip_votes": 21}

@@ -1,0 +1,101 @@
+"""Decisions from a ranking: speed of the robustness search (docs/methods.md §13).
+
+    .venv/bin/python bench/bench_decisions.py                          # every section
+    .venv/bin/python bench/bench_decisions.py --sections robustness --repeats 3
+
+* robustness: 1,000,000 synthetic Bradley–Terry votes of 50 models (core.samples.bt, 10 % ties), and the
+  arena demo (core.samples.arena: 1,000,000 rows over several dimensions, golden questions, annotators,
+  timestamps; one dimension analysed, as `evalboard robustness` does by default). Timed: the core call
+  behind the command, ``robustness(prepare_votes(frame, policy))``, on votes already loaded (median of
+  --repeats, wall-clock with the CPU time beside it: the machine is shared, CPU time is the steadier figure).
+  Target (issue: decisions, part 2): ≤ 10 s.
+Figures are printed and written to bench/out/decisions.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from core.decisions.robustness import robustness  # noqa: E402
+from core.io.votes import votes_from_frame  # noqa: E402
+from core.ranking.request import prepare_votes  # noqa: E402
+from core.samples.arena import arena_demo  # noqa: E402
+from core.samples.bt import OUTCOME_LEFT, OUTCOME_TIE, bt_votes  # noqa: E402
+
+OUT = HERE / "out"
+TARGET_S = 10.0
+
+
+def timed(fn):
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def synthetic_frame(n_votes: int, n_models: int, seed: int = 0) -> pd.DataFrame:
+    votes = bt_votes(n_votes, n_models, tie_share=0.10, seed=seed)
+    names = pd.Index(votes["models"])
+    winner = pd.Series("model_b", index=range(n_votes))
+    winner[votes["outcome"] == OUTCOME_LEFT] = "model_a"
+    winner[votes["outcome"] == OUTCOME_TIE] = "tie"
+    raw = pd.DataFrame({"model_a": names[votes["left"]], "model_b": names[votes["right"]], "winner": winner})
+    return votes_from_frame(raw, "synthetic votes")[0]
+
+
+def bench_robustness(repeats: int) -> dict:
+    cases = {"synthetic 1M votes, 50 models": (synthetic_frame(1_000_000, 50), "keep"),
+             "arena demo 1M rows, 50 models": (votes_from_frame(arena_demo(1_000_000, 50), "arena demo")[0],
+                                               "exclude")}
+    figures = {}
+    for name, (frame, policy) in cases.items():
+        runs = [timed(lambda: robustness(prepare_votes(frame, policy))) for _ in range(repeats)]
+        result = runs[0][0]
+        wall = statistics.median(r[1] for r in runs)
+        cpu = statistics.median(r[2] for r in runs)
+        figures[name] = {"rows": len(frame), "n_votes_analysed": result.n_votes, "policy": policy,
+                         "top_model": result.top_model, "flip_votes": result.flip_votes,
+                         "flip_share": result.flip_share, "flipped_to": result.flipped_to,
+                         "verified": result.verified, "refits": result.params["refits"],
+                         "challengers_searched": len(result.params["challengers_searched"]),
+                         "wall_s_median": round(wall, 3), "cpu_s_median": round(cpu, 3),
+                         "wall_s_runs": [round(r[1], 3) for r in runs], "target_s": TARGET_S,
+                         "within_target": wall <= TARGET_S}
+        print(f"robustness, {name}: {result.flip_votes} of {result.n_votes:,} votes flip {result.top_model} -> "
+              f"{result.flipped_to}; median wall {wall:.2f} s, CPU {cpu:.2f} s ({repeats} runs; target "
+              f"≤ {TARGET_S:g} s)")
+    return figures
+
+
+SECTIONS = {"robustness": bench_robustness}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated among {', '.join(SECTIONS)}")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    chosen = [s.strip() for s in args.sections.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown sections {', '.join(unknown)}; choose among {', '.join(SECTIONS)}")
+    OUT.mkdir(exist_ok=True)
+    path = OUT / "decisions.json"
+    figures = json.loads(path.read_text()) if path.exists() else {}
+    for section in chosen:
+        figures[section] = SECTIONS[section](args.repeats)
+    path.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"written {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
