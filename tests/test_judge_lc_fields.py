@@ -95,8 +95,8 @@ def test_published_difficulty_table_through_the_command_line(tmp_path, capsys):
 
 def test_refitting_the_difficulty_in_each_replicate_is_a_choice_the_notes_name():
     frame = synthetic(n_prompts=60)
-    held = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2))
-    refit = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2, refit_difficulty=True))
+    held = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2, refit_difficulty=False))
+    refit = judge(frame, JudgeSettings(bootstrap=0, lc_bootstrap=8, seed=2))  # the default refits γ
     pd.testing.assert_series_equal(held.rates["length_controlled_winrate"], refit.rates["length_controlled_winrate"])
     bounds = ["lc_ci_low", "lc_ci_high"]
     assert not np.allclose(held.rates.loc[["good", "plain"], bounds].astype(float),
@@ -125,3 +125,16 @@ def test_a_length_model_that_does_not_converge_leaves_the_win_rates_standing(mon
     assert result.rates["length_controlled_winrate"].drop("base").isna().all()
     assert any(n.startswith("no length-controlled win rate: length-controlled GLM") for n in result.notes)
     assert "nan" not in json.dumps(result.as_dict()).lower()
+
+
+def test_the_command_line_refits_the_difficulty_unless_told_to_hold_it(tmp_path, capsys):
+    prefs = tmp_path / "prefs.csv"
+    synthetic(n_prompts=60).to_csv(prefs, index=False)
+    runs = {}
+    for name, extra in (("refit", []), ("held", ["--hold-difficulty"])):
+        assert main(["judge", str(prefs), "--bootstrap", "0", "--lc-bootstrap", "6", *extra]) == 0
+        runs[name] = json.loads(capsys.readouterr().out)
+    assert runs["refit"]["params"]["refit_difficulty"] is True and runs["held"]["params"]["refit_difficulty"] is False
+    low = {name: {m["model"]: m["lc_ci_low"] for m in run["models"]} for name, run in runs.items()}
+    assert low["refit"]["good"] != low["held"]["good"]
+    assert any("refitted in each replicate" in n for n in runs["refit"]["params"]["notes"])

@@ -56,9 +56,9 @@ def _add_judge(sub: argparse._SubParsersAction) -> dict:
     parser.add_argument("--lc-bootstrap", type=int, default=DEFAULT_LC_REPLICATES, metavar="N",
                         help="replicates of the length-controlled interval, each refitting every model's GLM "
                              f"(default {DEFAULT_LC_REPLICATES}; 0: no interval)")
-    parser.add_argument("--refit-difficulty", action="store_true",
-                        help="the length-controlled interval's replicates refit the joint prompt difficulty too "
-                             "(about 20 times slower; default: held at the full fit)")
+    parser.add_argument("--hold-difficulty", dest="refit_difficulty", action="store_false",
+                        help="the length-controlled interval's replicates keep the full fit's prompt difficulty "
+                             "instead of refitting it (faster; the interval then ignores γ's own uncertainty)")
     parser.add_argument("--alpha", type=float, default=0.05, help="intervals at level 1 - alpha (default 0.05)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--difficulty", metavar="FILE", help="a published prompt-difficulty table (query_id or "

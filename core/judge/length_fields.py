@@ -30,13 +30,13 @@ class LengthFields:
 
 
 def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Series | None, replicates: int,
-                  seed: int, alpha: float, refit_difficulty: bool = False) -> LengthFields:
+                  seed: int, alpha: float, refit_difficulty: bool = True) -> LengthFields:
     """Every model's length-controlled fields (index ``models``); ``replicates`` 0: no interval.
 
     The interval's replicates refit every model's GLM (and the scale of its length gap) on the resampled prompts.
-    The prompt difficulty is held at the γ of the full fit (or the published table) unless ``refit_difficulty``:
-    AlpacaEval, too, treats γ as given, and refitting the joint difficulty fit in every replicate costs some 20
-    times more (docs/methods.md §12 describes both).
+    The joint prompt difficulty is refitted in each replicate too unless ``refit_difficulty`` is false (then held
+    at the full fit's γ, as AlpacaEval treats its γ as given); a published table is always held (docs/methods.md
+    §12 describes both).
     """
     try:
         lc = length_controlled(prefs, difficulty=difficulty)

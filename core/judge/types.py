@@ -37,9 +37,10 @@ class JudgeSettings:
     seed: int = 0
     difficulty: pd.Series | None = field(default=None, compare=False)  # a published γ per query_id (length control)
     lc_bootstrap: int = DEFAULT_LC_REPLICATES  # replicates of the length-controlled interval; 0: none
-    # The LC interval's replicates refit the joint prompt difficulty too (about 20 times slower); by default they
-    # hold it at the full fit, as AlpacaEval holds its published γ. A published table (difficulty) is never refitted.
-    refit_difficulty: bool = False
+    # The LC interval's replicates refit the joint prompt difficulty too, so the interval carries γ's own
+    # uncertainty (about twice the cost of holding it; docs/methods.md §12); False holds it at the full fit, as
+    # AlpacaEval holds its published γ. A published table (difficulty) is never refitted.
+    refit_difficulty: bool = True
 
     def __post_init__(self):
         check_integer(self.bootstrap, "bootstrap", 0, error=JudgeError)
