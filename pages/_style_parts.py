@@ -18,6 +18,13 @@ from pages._shared import plain
 FEATURES_KEY = "rank_features"
 
 
+def sandwich_for_style() -> None:
+    """The scheme toggle's callback: switching to style-controlled BT picks its default interval, the sandwich
+    (docs/methods.md §11), as `evalboard rank --scheme style` does; the user may still change it."""
+    if st.session_state.get("rank_scheme") == "style":
+        st.session_state["rank_ci"] = "sandwich"
+
+
 def feature_choice(columns) -> tuple[str, ...]:
     """The features multiselect (what the dataset's columns offer; by default its style counts); stops the
     page with a hint when nothing is chosen."""

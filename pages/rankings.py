@@ -26,7 +26,7 @@ from pages._rankings_parts import (
     warnings,
 )
 from pages._shared import active_dataset, plain, through_router
-from pages._style_parts import feature_choice, show_style
+from pages._style_parts import feature_choice, sandwich_for_style, show_style
 
 through_router()
 st.title("Rankings")
@@ -42,7 +42,7 @@ st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
            + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
 with st.container(border=True):
     scheme = st.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
-                      horizontal=True)
+                      horizontal=True, on_change=sandwich_for_style)
     features = feature_choice(dataset.columns) if scheme == "style" else None
     annotators = active_policy()  # the sidebar's, for every page
     a, b, c = st.columns(3)

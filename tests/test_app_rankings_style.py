@@ -143,3 +143,17 @@ def test_direction_in_words(samples):
     [row] = coefficients(at).to_dict("records")
     assert row["Direction"] == "no interval (intervals: none)" and not at.error
     assert all("CI" not in m.value for m in at.markdown if "multiplies the odds" in m.value)
+
+
+def test_picking_style_defaults_to_sandwich_intervals_and_the_user_can_change_them(samples):
+    at = fresh(samples["arena_demo"])
+    at.switch_page(str(REPO / "pages" / "rankings.py"))
+    run(at)
+    assert at.selectbox(key="rank_ci").value == "bootstrap"  # every other scheme's default
+    at.radio(key="rank_scheme").set_value("style")
+    run(at)
+    assert not at.error and at.selectbox(key="rank_ci").value == "sandwich"
+    at.selectbox(key="rank_ci").set_value("none")
+    run(at)
+    assert not at.error and at.selectbox(key="rank_ci").value == "none"
+    assert at.radio(key="rank_scheme").value == "style"
