@@ -10,7 +10,8 @@ import streamlit as st
 
 from core.charts.style import coefficient_chart, slope_chart
 from core.ranking import Ranking
-from core.ranking.style_view import FEATURE_LABELS, HOW_TO_GET, StyleView, offered_features
+from core.ranking.schemes.style import offered_features
+from core.ranking.style_view import FEATURE_LABELS, HOW_TO_GET, StyleView
 from core.schema import DEFAULT_STYLE_FEATURES
 from pages._rankings_parts import note_no_interval, rating_table
 from pages._shared import plain

@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest
 from core.io import load
 from core.ranking import RankSettings
 from core.ranking.inputs import rank_input
-from core.ranking.style_view import FEATURE_LABELS, HOW_TO_GET, offered_features
+from core.ranking.schemes.style import offered_features
+from core.ranking.style_view import FEATURE_LABELS, HOW_TO_GET
 from core.samples.demo import ensure_samples
 from core.store import Store
 from tests.app_pages import APP

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 from core.formats import undefined_as_null
 from core.ranking.render import rank_changes
-from core.ranking.schemes.style import SIDES
 from core.ranking.types import Ranking, RankingError
-from core.schema import DEFAULT_STYLE_FEATURES, STYLE_FEATURE_CHOICES
+from core.schema import DEFAULT_STYLE_FEATURES
 
 MOVERS_SHOWN = 10  # the models that move most, as a list; the slope chart shows every model
 # What one standard deviation "more" of each feature is, in words (d = (a − b)/(a + b + 1) per feature).
@@ -83,12 +82,6 @@ class StyleView:
                                                              "sentence")} for c in self.coefficients],
                 "moves": [vars(m) for m in self.moves], "n_moved": self.n_moved,
                 "movers": [m.model for m in self.movers], "notes": list(self.notes)})
-
-
-def offered_features(columns: Sequence[str]) -> tuple[str, ...]:
-    """The features a dataset with these columns can offer (its per-side counts, and ``position`` always),
-    for a choice before anything is loaded; the fit checks every vote again."""
-    return tuple(f for f in STYLE_FEATURE_CHOICES if f not in SIDES or set(SIDES[f]) <= set(columns))
 
 
 def style_view(ranking: Ranking, available: Sequence[str] | None = None) -> StyleView:

@@ -72,28 +72,29 @@ def _elo_covariance(fit, models: list[str], settings: RankSettings) -> np.ndarra
     return jac @ fit.covariance[:k, :k] @ jac.T
 
 
+def offered_features(columns) -> tuple[str, ...]:
+    """The features a dataset with these columns can offer (its per-side count columns, and ``position``
+    always), in :data:`core.schema.STYLE_FEATURE_CHOICES` order: a choice before anything is loaded."""
+    return tuple(f for f in STYLE_FEATURE_CHOICES if f not in SIDES or set(SIDES[f]) <= set(columns))
+
+
 def available_features(votes: pd.DataFrame) -> tuple[str, ...]:
-    """The features the votes can be controlled for: those whose counts both answers of every vote give,
-    and ``position`` (always), in :data:`core.schema.STYLE_FEATURE_CHOICES` order."""
-    return tuple(f for f in STYLE_FEATURE_CHOICES if f not in SIDES or (
-        set(SIDES[f]) <= set(votes.columns) and votes[list(SIDES[f])].notna().all().all()))
+    """The offered features whose counts both answers of every vote give (and ``position``)."""
+    return tuple(f for f in offered_features(votes.columns)
+                 if f not in SIDES or votes[list(SIDES[f])].notna().all().all())
 
 
 def _features(votes: pd.DataFrame, chosen: tuple[str, ...] | None) -> tuple[tuple[str, ...], list[str]]:
     """The features to fit: the chosen ones (each must have its counts for every vote), or the default
     four that the votes carry (the notes name the ones left out)."""
     available = available_features(votes)
-
-    def known(f: str) -> bool:
-        return f in available
-
     if chosen is not None:
-        absent = [f for f in chosen if not known(f)]
+        absent = [f for f in chosen if f not in available]
         if absent:
             raise RankingError(f"feature{'s' if len(absent) > 1 else ''} {', '.join(absent)}: the votes do not give "
                                f"the counts of both answers for every vote; {TEXT_HINT}")
         return tuple(chosen), []
-    features = tuple(f for f in DEFAULT_STYLE_FEATURES if known(f))
+    features = tuple(f for f in DEFAULT_STYLE_FEATURES if f in available)
     if not features:
         raise RankingError(f"scheme style needs answer texts or per-side style counts: {TEXT_HINT}")
     left_out = [f for f in DEFAULT_STYLE_FEATURES if f not in features]
