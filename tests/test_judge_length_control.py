@@ -21,9 +21,11 @@ from core.judge.difficulty import (
 from core.judge.length_control import (
     extreme_change,
     fit_glms,
+    fit_models,
     length_controlled,
     length_controlled_bootstrap,
 )
+from core.judge.types import LC_FITS
 from tests.conftest import shared_file
 from tests.reference_values import ALPACA2_PUBLISHED_LC, ALPACA2_PUBLISHED_LC_SE
 
@@ -146,14 +148,15 @@ def test_models_without_lengths_get_nan_and_a_note():
     assert bare.difficulty_source.startswith("none")
 
 
-def test_lc_standard_error_is_the_sem_of_the_predicted_preferences():
+@pytest.mark.parametrize("lc_fit", LC_FITS)
+def test_lc_standard_error_is_the_sem_of_the_predicted_preferences(lc_fit):
     prefs = synthetic(n_models=3, n_prompts=80, seed=5)
-    result = length_controlled(prefs)
+    result = length_controlled(prefs, lc_fit=lc_fit)
     grid = preference_grid(prefs)
     weights = row_weights(grid, None)
     tanh_gap, flat = tanh_length_gap(grid, weights)
     gamma = result.difficulty.reindex(grid.prompts).to_numpy()
-    coef = fit_glms(grid, tanh_gap, flat, gamma, weights)
+    coef, _ = fit_models(grid, tanh_gap, flat, gamma, weights, lc_fit)
     for i, model in enumerate(grid.models):
         predicted = pd.Series(1 / (1 + np.exp(-(coef[i, 1] * gamma + coef[i, 2]))))
         assert result.rates.loc[model, "length_controlled_winrate"] == pytest.approx(100 * predicted.mean())

@@ -12,13 +12,14 @@ a bootstrap replicate) enter each fit as row weights, so a resampled fit never c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from core.errors import EvalBoardError
+from core.judge.degenerate import RUNAWAY_COEFFICIENT, SATURATION_SHARE, saturated_share
 from core.ranking.bradley_terry import ConvergenceError
 
 # A weak ridge (λ/2)·Σγ² on the joint fit: it keeps γ finite for a prompt every model wins (or loses)
@@ -49,6 +50,9 @@ class PreferenceGrid:
     present: np.ndarray = field(repr=False)  # (M, X) 1.0 where the model has a usable row for the prompt
     skipped: dict[str, str]  # model -> why it gets no length-controlled rate
     notes: tuple[str, ...]
+    # (M, X) each cell's row number in the frame (-1 where absent): AlpacaEval's cross-validation folds follow
+    # the order of a model's rows.
+    position: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,9 @@ class JointFit:
     theta: np.ndarray
     phi: np.ndarray
     iterations: int
+    # Models whose θ or φ ran past RUNAWAY_COEFFICIENT (a separation: no finite optimum); the fit stopped there
+    # and :func:`joint_difficulty` refits without them.
+    runaway: np.ndarray | None = None
 
 
 def preference_grid(prefs: pd.DataFrame) -> PreferenceGrid:
@@ -120,7 +127,10 @@ def preference_grid(prefs: pd.DataFrame) -> PreferenceGrid:
     preference[m_idx, x_idx] = pref.loc[usable.index].to_numpy(dtype=float)
     length_gap[m_idx, x_idx] = usable["length_gap"].to_numpy(dtype=float)
     present[m_idx, x_idx] = 1.0
-    return PreferenceGrid(baseline, models, prompts, preference, length_gap, present, skipped, tuple(notes))
+    position = np.full(shape, -1, dtype=np.int64)
+    position[m_idx, x_idx] = usable.index.to_numpy()
+    return PreferenceGrid(baseline, models, prompts, preference, length_gap, present, skipped, tuple(notes),
+                          position)
 
 
 def row_weights(grid: PreferenceGrid, prompt_weights: np.ndarray | None) -> np.ndarray:
@@ -203,7 +213,36 @@ def fit_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.nda
         else:
             return JointFit(gamma, theta, phi, iteration)  # no step improves: at the maximum up to rounding
         (theta, phi, gamma), value, mu = cand, new_value, new_mu
-    raise ConvergenceError(f"joint difficulty fit: Newton's method did not converge in {MAX_ITER} iterations")
+        runaway = np.maximum(np.abs(theta), np.abs(phi)) > RUNAWAY_COEFFICIENT
+        if runaway.any():
+            return JointFit(gamma, theta, phi, iteration, runaway)
+    raise ConvergenceError("joint difficulty fit: Newton's method did not converge", MAX_ITER)
+
+
+def joint_difficulty(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, weights: np.ndarray, *,
+                     start: JointFit | None = None, candidates: np.ndarray | None = None,
+                     tolerance: float = TOLERANCE) -> tuple[np.ndarray, JointFit]:
+    """γ from :func:`fit_difficulty` over the models whose fit is not degenerate (core.judge.degenerate).
+
+    A model whose length gap is saturated at one end is left out from the start (its θ and φ are not separately
+    identified); one whose θ or φ runs off (its preferences are separated) is left out and the fit repeated.
+    Returns ``(models used (M,) bool, fit over them)``; ``candidates`` limits the models tried (a bootstrap
+    replicate starts from the full fit's), and ``start`` is used when it covers the same models.
+    """
+    used = (saturated_share(tanh_gap, weights) < SATURATION_SHARE) | no_spread  # no_spread: no length term
+    if candidates is not None:
+        used &= candidates
+    for _ in range(len(used) + 1):
+        rows = np.flatnonzero(used)
+        sub = replace(grid, models=tuple(grid.models[i] for i in rows), preference=grid.preference[rows],
+                      length_gap=grid.length_gap[rows], present=grid.present[rows])
+        begin = start if start is not None and len(start.theta) == len(rows) else None
+        fit = fit_difficulty(sub, tanh_gap[rows], no_spread[rows], weights[rows], start=begin, tolerance=tolerance)
+        if fit.runaway is None or not fit.runaway.any():
+            return used, fit
+        used[rows[fit.runaway]] = False
+        start = None
+    raise ConvergenceError("joint difficulty fit: every model's fit ran off", len(used))
 
 
 def _newton_step(curv: np.ndarray, tanh_gap: np.ndarray, no_spread: np.ndarray, g_model: np.ndarray,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.judge.degenerate import RUNAWAY_COEFFICIENT, degenerate_fits
 from core.judge.difficulty import (
     DIFFICULTY_RIDGE,
     MAX_HALVINGS,
@@ -23,13 +24,15 @@ from core.judge.difficulty import (
     TOLERANCE,
     LengthControlError,
     PreferenceGrid,
-    fit_difficulty,
+    joint_difficulty,
     log_likelihood,
     logistic_parts,
     preference_grid,
     row_weights,
     tanh_length_gap,
 )
+from core.judge.l1_fit import choose_penalty, fold_of_rows, refit_l1
+from core.judge.types import DEFAULT_LC_FIT, LC_FITS
 from core.ranking.bradley_terry import ConvergenceError
 from core.validation import check_alpha, check_replicates, check_seed
 
@@ -65,10 +68,7 @@ def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, 
     A model without a length term keeps a = 0; one whose prompts share one γ keeps b = 0 (c absorbs it).
     """
     n_models = grid.preference.shape[0]
-    n = weights.sum(axis=1)
-    g_mean = (weights * gamma).sum(axis=1) / n
-    flat_gamma = (weights * (gamma - g_mean[:, None]) ** 2).sum(axis=1) <= 1e-12 * n
-    fixed = np.stack([no_spread, flat_gamma, np.zeros(n_models, dtype=bool)], axis=1)  # coefficients held at 0
+    fixed = held_at_zero(no_spread, gamma, weights)
     coef = np.zeros((n_models, 3)) if start is None else np.where(fixed, 0.0, start)
     gamma_row = gamma[None, :]
 
@@ -95,6 +95,9 @@ def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, 
             # A singular Hessian (a resample that left a model too few distinct prompts): the minimum-norm
             # step still ascends.
             step = (np.linalg.pinv(hess) @ grad[:, :, None])[:, :, 0]
+        # A model whose coefficients ran past the bound follows a separation (no finite optimum): it stops there
+        # and core.judge.degenerate reports it instead of a rate.
+        step = np.where(np.abs(coef).max(axis=1, keepdims=True) > RUNAWAY_COEFFICIENT, 0.0, step)
         if np.max(np.abs(step), initial=0.0) < tolerance:
             return coef + step
         t = np.ones(n_models)
@@ -112,7 +115,37 @@ def fit_glms(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, 
                 break
             t[pending] *= 0.5
         coef, value, mu = new_coef, new_value, new_mu  # a model no step improves sits at its maximum
-    raise ConvergenceError(f"length-controlled GLM: Newton's method did not converge in {MAX_ITER} iterations")
+    raise ConvergenceError("length-controlled GLM: Newton's method did not converge", MAX_ITER)
+
+
+def held_at_zero(no_spread: np.ndarray, gamma: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(M, 3) coefficients (a, b, c) that stay 0: a without a length spread, b when the prompts share one γ."""
+    n = weights.sum(axis=1)
+    g_mean = (weights * gamma).sum(axis=1) / n
+    flat_gamma = (weights * (gamma - g_mean[:, None]) ** 2).sum(axis=1) <= 1e-12 * n
+    return np.stack([no_spread, flat_gamma, np.zeros(len(n), dtype=bool)], axis=1)
+
+
+def cross_validation_folds(grid: PreferenceGrid) -> np.ndarray:
+    """(M, X) the fold of each model's row (−1 where absent): the GroupKFold rule on the model's rows in the
+    order of the frame (:func:`core.judge.l1_fit.fold_of_rows`)."""
+    folds = np.full(grid.preference.shape, -1, dtype=np.int64)
+    for m in range(len(grid.models)):
+        cells = np.flatnonzero(grid.present[m] > 0)
+        in_file_order = cells[np.argsort(grid.position[m, cells], kind="stable")]
+        folds[m, in_file_order] = fold_of_rows(len(cells))
+    return folds
+
+
+def fit_models(grid: PreferenceGrid, tanh_gap: np.ndarray, no_spread: np.ndarray, gamma: np.ndarray,
+               weights: np.ndarray, lc_fit: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Every model's (a, b, c) and, for AlpacaEval's L1 fit, the C its cross-validation chose (else None)."""
+    if lc_fit not in LC_FITS:
+        raise LengthControlError(f"lc_fit must be one of {', '.join(LC_FITS)}, not {lc_fit!r}")
+    if lc_fit == "glm":
+        return fit_glms(grid, tanh_gap, no_spread, gamma, weights), None
+    fixed = held_at_zero(no_spread, gamma, weights)
+    return choose_penalty(tanh_gap, gamma, grid.preference, weights, cross_validation_folds(grid), fixed)
 
 
 def lc_predictions(coef: np.ndarray, gamma: np.ndarray) -> np.ndarray:
@@ -159,7 +192,8 @@ def _rates(prefs: pd.DataFrame, grid: PreferenceGrid, lc: pd.Series, se: pd.Seri
     return rates
 
 
-def length_controlled(prefs: pd.DataFrame, *, difficulty: pd.Series | None = None) -> LengthControl:
+def length_controlled(prefs: pd.DataFrame, *, difficulty: pd.Series | None = None,
+                      lc_fit: str = DEFAULT_LC_FIT) -> LengthControl:
     """Length-controlled win rate and AlpacaEval's ``lc_standard_error`` for every model in ``prefs``.
 
     ``difficulty``: a published γ per query_id (e.g. from :func:`core.judge.difficulty.read_difficulty`);
@@ -175,18 +209,22 @@ def length_controlled(prefs: pd.DataFrame, *, difficulty: pd.Series | None = Non
     weights = row_weights(grid, None)
     tanh_gap, no_spread = tanh_length_gap(grid, weights)
     if difficulty is None:
-        gamma = fit_difficulty(grid, tanh_gap, no_spread, weights).gamma
-        source = (f"joint fit over {len(grid.models)} model(s) in this file (ridge {DIFFICULTY_RIDGE:g} on γ, "
+        used, joint = joint_difficulty(grid, tanh_gap, no_spread, weights)
+        gamma = joint.gamma
+        source = (f"joint fit over {int(used.sum())} model(s) in this file (ridge {DIFFICULTY_RIDGE:g} on γ, "
                   f"γ mean 0)")
     else:
         gamma = _difficulty_for(grid, difficulty)
         source = f"file {difficulty.attrs.get('source', 'given table')}"
     notes.extend(f"{m}: its length gap to the baseline does not vary, so no length term is fitted"
                  for m, flat in zip(grid.models, no_spread) if flat)
-    coef = fit_glms(grid, tanh_gap, no_spread, gamma, weights)
+    coef, _ = fit_models(grid, tanh_gap, no_spread, gamma, weights, lc_fit)
+    degenerate = degenerate_fits(grid.models, tanh_gap, no_spread, weights, coef)
+    notes.extend(f"{m}: no length-controlled win rate: {why}" for m, why in degenerate.items())
     predicted = lc_predictions(coef, gamma)
     n = weights.sum(axis=1)
     mean = (weights * predicted).sum(axis=1) / n
+    mean[[m in degenerate for m in grid.models]] = np.nan
     # AlpacaEval: pd.Series(predicted_preferences).sem(), the sd (ddof 1) of the per-prompt predictions over √n.
     sd = np.sqrt((weights * (predicted - mean[:, None]) ** 2).sum(axis=1) / (n - 1.0))
     lc = pd.Series(100.0 * mean, index=list(grid.models))
@@ -196,7 +234,7 @@ def length_controlled(prefs: pd.DataFrame, *, difficulty: pd.Series | None = Non
 
 
 def length_controlled_bootstrap(prefs: pd.DataFrame, *, difficulty: pd.Series | None, replicates: int, seed: int,
-                                alpha: float) -> pd.DataFrame:
+                                alpha: float, lc_fit: str = DEFAULT_LC_FIT) -> pd.DataFrame:
     """Percentile interval of each model's length-controlled win rate (percent) by a bootstrap that refits.
 
     Prompts are resampled with replacement (one draw per replicate, shared by every model: paired); each
@@ -212,23 +250,32 @@ def length_controlled_bootstrap(prefs: pd.DataFrame, *, difficulty: pd.Series | 
     out = pd.DataFrame(np.nan, index=pd.Index(models, name="model"), columns=["lc_ci_low", "lc_ci_high"])
     if not grid.models:
         return out
-    draws = bootstrap_lc_draws(grid, difficulty, replicates, seed)
-    low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0, method="linear")
-    out.loc[list(grid.models), "lc_ci_low"] = low
-    out.loc[list(grid.models), "lc_ci_high"] = high
+    draws = bootstrap_lc_draws(grid, difficulty, replicates, seed, lc_fit)
+    drawn = np.isfinite(draws).any(axis=0)  # a degenerate model has no draw (and no rate)
+    low, high = np.nanquantile(draws[:, drawn], [alpha / 2, 1 - alpha / 2], axis=0, method="linear")
+    fitted = np.asarray(grid.models, dtype=object)[drawn].tolist()
+    out.loc[fitted, "lc_ci_low"] = low
+    out.loc[fitted, "lc_ci_high"] = high
     return out
 
 
 def bootstrap_lc_draws(grid: PreferenceGrid, difficulty: pd.Series | None, replicates: int,
-                       seed: int) -> np.ndarray:
-    """(replicates, M) length-controlled win rates (percent) of the resampled prompt sets."""
+                       seed: int, lc_fit: str = DEFAULT_LC_FIT) -> np.ndarray:
+    """(replicates, M) length-controlled win rates (percent) of the resampled prompt sets.
+
+    With AlpacaEval's L1 fit each replicate refits every model at the C its cross-validation chose on the full
+    data (repeating the cross-validation would cost 50 fits per model and replicate).
+    """
     rng = np.random.default_rng(seed)
     full_weights = row_weights(grid, None)
     tanh_gap, no_spread = tanh_length_gap(grid, full_weights)
     fixed_gamma = None if difficulty is None else _difficulty_for(grid, difficulty)
-    start = None if fixed_gamma is not None else fit_difficulty(grid, tanh_gap, no_spread, full_weights)
+    used, start = (None, None) if fixed_gamma is not None else joint_difficulty(grid, tanh_gap, no_spread,
+                                                                                full_weights)
     gamma0 = fixed_gamma if start is None else start.gamma
-    coef0 = fit_glms(grid, tanh_gap, no_spread, gamma0, full_weights)
+    coef0, penalty = fit_models(grid, tanh_gap, no_spread, gamma0, full_weights, lc_fit)
+    degenerate = degenerate_fits(grid.models, tanh_gap, no_spread, full_weights, coef0)
+    usable = np.array([m not in degenerate for m in grid.models])
     n_prompts = len(grid.prompts)
     draws = np.full((replicates, len(grid.models)), np.nan)
     for r in range(replicates):
@@ -237,11 +284,15 @@ def bootstrap_lc_draws(grid: PreferenceGrid, difficulty: pd.Series | None, repli
         # A model left with fewer than three distinct prompts cannot support its three coefficients: no draw.
         fitted = (weights > 0).sum(axis=1) >= 3
         tanh_r, flat_r = tanh_length_gap(grid, weights)
-        gamma = fixed_gamma if start is None else fit_difficulty(grid, tanh_r, flat_r, weights, start=start,
-                                                                  tolerance=REPLICATE_TOLERANCE).gamma
-        coef = fit_glms(grid, tanh_r, flat_r, gamma, np.where(fitted[:, None], weights, full_weights), start=coef0,
-                        tolerance=REPLICATE_TOLERANCE)
+        gamma = fixed_gamma if start is None else joint_difficulty(
+            grid, tanh_r, flat_r, weights, start=start, candidates=used, tolerance=REPLICATE_TOLERANCE)[1].gamma
+        fit_weights = np.where(fitted[:, None], weights, full_weights)
+        if penalty is None:
+            coef = fit_glms(grid, tanh_r, flat_r, gamma, fit_weights, start=coef0, tolerance=REPLICATE_TOLERANCE)
+        else:
+            coef = refit_l1(tanh_r, gamma, grid.preference, fit_weights, penalty,
+                            held_at_zero(flat_r, gamma, fit_weights), start=coef0, tolerance=REPLICATE_TOLERANCE)
         predicted = lc_predictions(coef, gamma)
         rates = 100.0 * (weights * predicted).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-300)
-        draws[r] = np.where(fitted, rates, np.nan)
+        draws[r] = np.where(fitted & usable, rates, np.nan)
     return draws

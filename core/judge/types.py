@@ -23,6 +23,10 @@ MODEL_FIELDS = ("model", "win_rate", "standard_error", "n_wins", "n_wins_base", 
                 "win_rate_ci_low", "win_rate_ci_high", "lc_ci_low", "lc_ci_high", "lc_warning", "is_baseline")
 COUNT_FIELDS = ("n_wins", "n_wins_base", "n_draws", "n_total")
 CATEGORY_FIELDS = ("win_rate", "standard_error", "n_total")
+# How each model's length-controlled GLM is fitted (docs/methods.md §12): "alpaca" as AlpacaEval does (L1 penalty,
+# C by grouped 5-fold cross-validation), "glm" by unpenalised maximum likelihood.
+LC_FITS = ("alpaca", "glm")
+DEFAULT_LC_FIT = "alpaca"
 
 
 class JudgeError(EvalBoardError, ValueError):
