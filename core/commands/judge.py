@@ -19,7 +19,7 @@ RENDERERS = {"json": judge_json, "markdown": judge_markdown, "csv": judge_csv}
 def cmd_judge(args: argparse.Namespace) -> int:
     difficulty = read_difficulty_table(args.difficulty) if args.difficulty else None
     settings = JudgeSettings(args.baseline, args.bootstrap, args.alpha, args.seed, difficulty, args.lc_bootstrap,
-                             args.refit_difficulty)
+                             args.refit_difficulty, args.lc_fit)
     if Path(args.votes).is_file():  # a file: its reading notes (scale, judge failures left out) go to the output
         loaded = load(args.votes, kind=args.kind, columns=parse_pairs(args.map, "--map"))
         kind, frame, notes = loaded.kind, loaded.frame, loaded.notes

@@ -59,6 +59,10 @@ def _add_judge(sub: argparse._SubParsersAction) -> dict:
     parser.add_argument("--hold-difficulty", dest="refit_difficulty", action="store_false",
                         help="the length-controlled interval's replicates keep the full fit's prompt difficulty "
                              "instead of refitting it (faster; the interval then ignores γ's own uncertainty)")
+    parser.add_argument("--lc-fit", choices=("alpaca", "glm"), default="alpaca",
+                        help="how each model's length-controlled GLM is fitted: alpaca (default) as AlpacaEval does, "
+                             "L1 penalty with C chosen by 5-fold cross-validation over prompts; glm by plain "
+                             "maximum likelihood (docs/methods.md §12)")
     parser.add_argument("--alpha", type=float, default=0.05, help="intervals at level 1 - alpha (default 0.05)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--difficulty", metavar="FILE", help="a published prompt-difficulty table (query_id or "

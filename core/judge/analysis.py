@@ -46,7 +46,8 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
         rates["win_rate_ci_low"] = rates["win_rate_ci_high"] = np.nan
         notes.append("no win-rate interval: bootstrap 0")
     lc = length_fields(rows, models, difficulty=settings.difficulty, replicates=settings.lc_bootstrap,
-                       seed=settings.seed, alpha=settings.alpha, refit_difficulty=settings.refit_difficulty)
+                       seed=settings.seed, alpha=settings.alpha, refit_difficulty=settings.refit_difficulty,
+                       lc_fit=settings.lc_fit)
     rates = rates.join(lc.rates[list(LC_COLUMNS)])
     notes += lc.notes
     _baseline_at_half(rates, baseline, win_interval=settings.bootstrap > 0, lc_interval=settings.lc_bootstrap > 0)
@@ -59,7 +60,7 @@ def judge(prefs: pd.DataFrame, settings: JudgeSettings | None = None, *, input_n
     categories, category_rates = _category_rates(rows, baseline)
     notes.append(SE_NOTE)
     params = {"baseline": baseline, "bootstrap": settings.bootstrap, "lc_bootstrap": settings.lc_bootstrap,
-              "refit_difficulty": settings.refit_difficulty,
+              "refit_difficulty": settings.refit_difficulty, "lc_fit": settings.lc_fit,
               "alpha": settings.alpha, "seed": settings.seed,
               "n_models": int((~rates["is_baseline"]).sum()), "n_prompts": int(rows["query_id"].nunique()),
               "n_rows": len(rows), "sorted_by": sort_by, "difficulty_source": lc.difficulty_source,

@@ -13,6 +13,7 @@ import pandas as pd
 
 from core.judge.difficulty import read_difficulty
 from core.judge.length_control import length_controlled, length_controlled_bootstrap
+from core.judge.types import DEFAULT_LC_FIT
 from core.ranking.bradley_terry import ConvergenceError
 
 LC_COLUMNS = ("length_controlled_winrate", "lc_standard_error", "lc_warning", "lc_ci_low", "lc_ci_high")
@@ -20,6 +21,13 @@ LC_SE_NOTE = ("lc_standard_error is AlpacaEval's: the spread of the fitted per-p
               "GLM held fixed; the LC interval is a percentile bootstrap over prompts (the same draws for every "
               "model) that refits every model's GLM in each replicate, the prompt difficulty {difficulty} "
               "(docs/methods.md §12)")
+
+LC_FIT_NOTES = {
+    "alpaca": "each model's length-controlled GLM is fitted as AlpacaEval fits it: L1 penalty on every coefficient, "
+              "its weight chosen from 10 values by 5-fold cross-validation over prompts (docs/methods.md §12)",
+    "glm": "each model's length-controlled GLM is fitted by plain maximum likelihood, without AlpacaEval's L1 "
+           "penalty (docs/methods.md §12)",
+}
 
 
 @dataclass(frozen=True)
@@ -30,7 +38,8 @@ class LengthFields:
 
 
 def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Series | None, replicates: int,
-                  seed: int, alpha: float, refit_difficulty: bool = True) -> LengthFields:
+                  seed: int, alpha: float, refit_difficulty: bool = True,
+                  lc_fit: str = DEFAULT_LC_FIT) -> LengthFields:
     """Every model's length-controlled fields (index ``models``); ``replicates`` 0: no interval.
 
     The interval's replicates refit every model's GLM (and the scale of its length gap) on the resampled prompts.
@@ -39,7 +48,7 @@ def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Seri
     §12 describes both).
     """
     try:
-        lc = length_controlled(prefs, difficulty=difficulty)
+        lc = length_controlled(prefs, difficulty=difficulty, lc_fit=lc_fit)
     except ConvergenceError as exc:  # the exact win rates stand without it; the notes say why it is absent
         return _absent(models, f"no length-controlled win rate: {exc}")
     rates = lc.rates.reindex(models)
@@ -51,11 +60,12 @@ def length_fields(prefs: pd.DataFrame, models: list[str], *, difficulty: pd.Seri
         gamma = difficulty if difficulty is not None or refit_difficulty else lc.difficulty
         try:
             interval = length_controlled_bootstrap(prefs, difficulty=gamma, replicates=replicates, seed=seed,
-                                                   alpha=alpha)
+                                                   alpha=alpha, lc_fit=lc_fit)
             rates[["lc_ci_low", "lc_ci_high"]] = interval.reindex(models)[["lc_ci_low", "lc_ci_high"]]
         except ConvergenceError as exc:
             notes.append(f"no length-controlled interval: {exc}")
     if fitted:
+        notes.append(LC_FIT_NOTES[lc_fit])
         held = "held at the published table" if difficulty is not None else \
             "refitted in each replicate" if refit_difficulty else "held at the full fit"
         notes.append(LC_SE_NOTE.format(difficulty=held) + (f"; {replicates} replicates" if replicates else

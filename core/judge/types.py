@@ -45,8 +45,11 @@ class JudgeSettings:
     # uncertainty (about twice the cost of holding it; docs/methods.md §12); False holds it at the full fit, as
     # AlpacaEval holds its published γ. A published table (difficulty) is never refitted.
     refit_difficulty: bool = True
+    lc_fit: str = DEFAULT_LC_FIT  # one of LC_FITS: how each model's length-controlled GLM is fitted
 
     def __post_init__(self):
+        if self.lc_fit not in LC_FITS:
+            raise JudgeError(f"`lc_fit` must be one of {', '.join(LC_FITS)}, not {self.lc_fit!r}")
         check_integer(self.bootstrap, "bootstrap", 0, error=JudgeError)
         check_integer(self.lc_bootstrap, "lc_bootstrap", 0, error=JudgeError)
         if not isinstance(self.refit_difficulty, bool):
