@@ -30,10 +30,11 @@ from tests.conftest import shared_file
 from tests.reference_values import ALPACA2_PUBLISHED_LC, ALPACA2_PUBLISHED_LC_SE
 
 LC_MEDIAN_ABS = 1.0  # the bar: median |ours − published| over the published models, points
-LC_SPEARMAN = 0.97  # the bar, met by every published model but gpt4_gamed (docs/methods.md §12)
-# With gpt4_gamed (a 68-character adversarial answer, the case AlpacaEval's regularisation towards its gamed
-# baselines exists for; those annotations are not public) the rank correlation is 0.9699: recorded, not the bar.
-LC_SPEARMAN_WITH_GAMED = 0.969
+LC_SPEARMAN = 0.97  # the bar, over every model on the published leaderboard (docs/methods.md §12)
+# AlpacaEval's own fit (L1, C by cross-validation; the default) meets it: 0.9702 (0.9800 without gpt4_gamed). The
+# unpenalised GLM falls just short with gpt4_gamed (0.9699; 0.9796 without): recorded, not the bar.
+LC_SPEARMAN_GLM = 0.969
+LC_SPEARMAN_GLM_WITHOUT_GAMED = 0.979
 LC_SE_RTOL = 0.15  # lc_standard_error depends on γ, which here comes from 57 models, not AlpacaEval's set
 FIT_ATOL = 1e-5  # Newton vs scipy's BFGS on the same objective
 
@@ -77,14 +78,22 @@ def alpaca_lc():
 def test_reproduces_published_length_controlled_win_rates(alpaca_lc):
     published = pd.Series(ALPACA2_PUBLISHED_LC)
     ours = alpaca_lc.rates["length_controlled_winrate"].reindex(published.index)
-    assert ours.notna().all()
+    assert len(published) == 51 and ours.notna().all()
     assert (ours - published).abs().median() <= LC_MEDIAN_ABS
-    assert spearmanr(ours, published).statistic >= LC_SPEARMAN_WITH_GAMED
-    assert spearmanr(ours.drop("gpt4_gamed"), published.drop("gpt4_gamed")).statistic >= LC_SPEARMAN
+    assert spearmanr(ours, published).statistic >= LC_SPEARMAN
     for model, se in ALPACA2_PUBLISHED_LC_SE.items():
         assert alpaca_lc.rates.loc[model, "lc_standard_error"] == pytest.approx(se, rel=LC_SE_RTOL)
     assert "joint fit over 57 model(s)" in alpaca_lc.difficulty_source
     assert abs(alpaca_lc.difficulty.mean()) < 1e-8 and len(alpaca_lc.difficulty) == 805
+
+
+def test_the_unpenalised_glm_reproduces_the_median_but_not_quite_the_ranking():
+    published = pd.Series(ALPACA2_PUBLISHED_LC)
+    glm = length_controlled(alpaca_prefs(), lc_fit="glm").rates["length_controlled_winrate"].reindex(published.index)
+    assert (glm - published).abs().median() <= LC_MEDIAN_ABS
+    assert LC_SPEARMAN_GLM <= spearmanr(glm, published).statistic < LC_SPEARMAN
+    without = spearmanr(glm.drop("gpt4_gamed"), published.drop("gpt4_gamed")).statistic
+    assert without >= LC_SPEARMAN_GLM_WITHOUT_GAMED
 
 
 def test_alpaca_rates_are_finite_and_flag_the_gamed_model(alpaca_lc):
