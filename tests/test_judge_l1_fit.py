@@ -97,7 +97,8 @@ def test_l1_solver_equals_a_brute_force_minimisation(c):
     grid, weights, tanh_gap, flat, gamma = model_arrays(synthetic(n_models=4, n_prompts=90, seed=4))
     weights = weights * np.random.default_rng(1).integers(0, 3, weights.shape)  # bootstrap-like multiplicities
     design = design_of(tanh_gap, gamma)
-    ours = fit_l1(design, grid.preference, weights, np.full(len(grid.models), c), held_at_zero(flat, gamma, weights))
+    ours = fit_l1(tanh_gap, gamma, grid.preference, weights, np.full(len(grid.models), c),
+                  held_at_zero(flat, gamma, weights))
     for i in range(len(grid.models)):
         np.testing.assert_allclose(ours[i], brute_force_l1(design[i], grid.preference[i], weights[i], c),
                                    atol=COEF_ATOL * max(1.0, c))
@@ -122,15 +123,14 @@ def test_chosen_c_maximises_the_summed_held_out_score():
     fixed = held_at_zero(flat, gamma, weights)
     folds = cross_validation_folds(grid)
     _, chosen = choose_penalty(tanh_gap, gamma, grid.preference, weights, folds, fixed)
-    design = design_of(tanh_gap, gamma)
     for m in range(len(grid.models)):
         totals = []
         for c in PENALTY_GRID:
             score = 0.0
             for k in range(5):
                 train = weights[m:m + 1] * (folds[m:m + 1] != k)
-                w = fit_l1(design[m:m + 1], grid.preference[m:m + 1], train, np.array([c]), fixed[m:m + 1])
-                score += held_out_score(w, design[m:m + 1], grid.preference[m:m + 1],
+                w = fit_l1(tanh_gap[m:m + 1], gamma, grid.preference[m:m + 1], train, np.array([c]), fixed[m:m + 1])
+                score += held_out_score(w, tanh_gap[m:m + 1], gamma, grid.preference[m:m + 1],
                                         (folds[m:m + 1] == k).astype(float))[0]
             totals.append(score)
         assert chosen[m] == PENALTY_GRID[int(np.argmax(totals))]
