@@ -85,9 +85,10 @@ def test_uploaded_through_the_data_page_then_shown(db_path):
     base = shown.set_index("model").loc["gpt-base"]
     assert base["win_rate"] == 50 and base["length_controlled_winrate"] == 50
     rates = shown.set_index("model")
-    # the demo's story: length carries verbose-7b's raw rate, LC takes it back; terse-pro's rises
+    # the demo's story: length carries verbose-7b's raw rate, LC takes it back; terse-pro's short answers cost it
+    # nothing (AlpacaEval's L1 fit, the default, drops its length term on these 120 prompts: docs/methods.md §12)
     assert rates.loc["verbose-7b", "length_controlled_winrate"] < rates.loc["verbose-7b", "win_rate"] - 3
-    assert rates.loc["terse-pro", "length_controlled_winrate"] > rates.loc["terse-pro", "win_rate"] + 3
+    assert abs(rates.loc["terse-pro", "length_controlled_winrate"] - rates.loc["terse-pro", "win_rate"]) < 1
     assert [c.key for c in at.get("plotly_chart")] == ["judge_scatter", "judge_categories"]
     assert any("Prompt difficulty" in c.value for c in at.main.caption)
     labels = {d.proto.label for d in at.get("download_button")}
