@@ -40,15 +40,15 @@ def fold_of_rows(n_rows: int, n_splits: int = N_SPLITS) -> np.ndarray:
     """The fold (0 … n_splits − 1) of each of a model's rows, in the order the file gives them.
 
     AlpacaEval duplicates each row (label 1 weighted p, label 0 weighted 1 − p) and groups the two copies, so
-    every group has size 2. scikit-learn's GroupKFold sorts the groups by size with ``numpy.argsort`` (called
-    here the same way, so equal sizes come out in the same order on this machine), reverses that order
-    (largest first) and puts each group into the fold with the fewest samples so far, the first such fold on a
-    tie: with equal sizes that is a round robin over the reversed order.
+    every group has size 2. scikit-learn's GroupKFold (≥ 1.6) sorts the groups by size with a stable
+    ``numpy.argsort``, reverses that order (largest first) and puts each group into the fold with the fewest
+    samples so far, the first such fold on a tie: with equal sizes a round robin over the rows in reverse order,
+    row r of n in fold (n − 1 − r) mod n_splits.
     """
     if n_rows < n_splits:
         raise ValueError(f"{n_rows} rows cannot be split into {n_splits} folds")
     sizes = np.full(n_rows, 2, dtype=np.int64)
-    order = np.argsort(sizes)[::-1]
+    order = np.argsort(sizes, kind="stable")[::-1]
     folds = np.empty(n_rows, dtype=np.int64)
     folds[order] = np.arange(n_rows) % n_splits
     return folds
@@ -57,7 +57,7 @@ def fold_of_rows(n_rows: int, n_splits: int = N_SPLITS) -> np.ndarray:
 def greedy_group_folds(group_sizes: np.ndarray, n_splits: int = N_SPLITS) -> np.ndarray:
     """scikit-learn's GroupKFold rule written out for any group sizes (the reference :func:`fold_of_rows` is
     tested against)."""
-    order = np.argsort(group_sizes)[::-1]
+    order = np.argsort(group_sizes, kind="stable")[::-1]
     fold_load = np.zeros(n_splits, dtype=np.int64)
     folds = np.empty(len(group_sizes), dtype=np.int64)
     for group in order:
