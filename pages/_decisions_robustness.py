@@ -46,15 +46,15 @@ def draw_robustness(dataset: Dataset, prepared: PreparedVotes, alpha: float) -> 
         return
     _headline(view)
     if not view.found:
-        st.caption(plain(view.search_note))
+        st.caption(view.search_note)
         return
     st.dataframe(view.ratings, hide_index=True, column_config=RATING_FORMATS, key="robustness_ratings")
-    st.caption(plain(f"{view.search_note} {TIE_NOTE} Ratings on the Elo scale of `evalboard rank`."))
+    st.caption(f"{view.search_note} {TIE_NOTE} Ratings on the Elo scale of `evalboard rank`.")
     if view.who:
         st.markdown("**Who cast these votes**")
         for column, (title, table) in zip(st.columns(len(view.who)), view.who.items()):
             column.dataframe(table, hide_index=True, key=f"robustness_by_{title}")
-    st.markdown(f"**The {len(view.votes):,} votes** (row: the vote's position among the analysed votes, 1 = first)")
+    st.markdown(f"**The {len(view.votes):,} votes** (row: the vote's row in the dataset, 1 = the first)")
     st.dataframe(view.votes, hide_index=True, key="robustness_votes")
     st.download_button("Download these votes (CSV)", view.csv, file_name="robustness_votes.csv", mime="text/csv",
                        icon=":material/download:", key="robustness_csv")
