@@ -10,7 +10,6 @@ from core.judge.analysis import judge
 from core.judge.render import judge_csv, judge_json, judge_markdown
 from core.judge.types import JudgeResult, JudgeSettings
 from core.report.judge import scatter_png
-from core.report.judge_tables import TABLE_COLUMNS
 from core.schema import DEFAULT_LC_REPLICATES
 from pages._shared import load_dataset, plain
 
@@ -63,17 +62,40 @@ def settings_row(baselines: list[str], rows: int) -> tuple[str | None, int, int,
     return baseline, replicates, lc_replicates, alpha, seed
 
 
-def column_config() -> dict:
-    config = {c: st.column_config.NumberColumn(c, format="%.2f", help=HELP.get(c)) for c in PERCENT}
-    config |= {c: st.column_config.NumberColumn(c, format="%.0f", help=HELP.get(c)) for c in COUNTS}
-    return {c: v for c, v in config.items() if c in TABLE_COLUMNS}
-
-
 def without_empty_columns(table: pd.DataFrame) -> pd.DataFrame:
     """The table without the columns no model has a number in (the intervals when they are switched off, the
     LC columns when no model has answer lengths): Streamlit would fill them with "None"."""
     empty = [c for c in table.columns[1:] if table[c].isna().all()]
     return table.drop(columns=empty)
+
+
+MISSING = "—"  # a number the data could not give: Streamlit draws a missing cell as "None"
+FORMATS = {c: "%.2f" for c in PERCENT} | {c: "%.0f" for c in COUNTS}
+
+
+def shown_table(table: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The win-rate table as the page shows it and its column configuration: without its empty columns; a
+    column with a missing number is written as text (its numbers formatted, the missing ones an em dash),
+    the others stay numbers with their formats."""
+    shown = without_empty_columns(table).copy()
+    config = {}
+    for column in shown.columns[1:]:
+        if column not in FORMATS:
+            continue
+        if shown[column].isna().any():
+            shown[column] = [MISSING if pd.isna(v) else FORMATS[column] % v for v in shown[column]]
+            config[column] = st.column_config.TextColumn(column, help=HELP.get(column), alignment="right")
+        else:
+            config[column] = st.column_config.NumberColumn(column, format=FORMATS[column], help=HELP.get(column))
+    return shown, config
+
+
+def missing_lc_caption(without: dict[str, str], table: pd.DataFrame) -> None:
+    """Why a model's LC cell is a dash (only while the LC column is shown: else no model has one)."""
+    if without and "length_controlled_winrate" in table and table["length_controlled_winrate"].notna().any():
+        st.caption(f"{MISSING} in length_controlled_winrate: no length-controlled win rate for "
+                   + "; ".join(f"**{plain(model)}** ({plain(why)})" for model, why in without.items())
+                   + ". The length control needs each model's answer lengths (len_model, len_baseline).")
 
 
 @st.cache_data(show_spinner="Rendering the PNG…", max_entries=4)

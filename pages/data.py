@@ -90,7 +90,8 @@ with st.expander("Voting campaigns: blind A/B votes from annotators with tokens"
 st.subheader("Stored datasets")
 datasets = list_datasets()
 if st.button("Load the sample datasets", key="load_samples",
-             help="arena_demo: 20,000 simulated blind A/B votes; evalruns_demo: 3 models × 12 tasks"):
+             help="arena_demo: 20,000 simulated blind A/B votes; evalruns_demo: 3 models × 12 tasks; "
+                  "judge_demo: 8 models' judged preferences on 120 prompts against a baseline"):
     with open_store() as db:
         results = ensure_samples(db)
     st.session_state["data_flash"] = ("; ".join(r.summary() for r in results), [])

@@ -14,9 +14,10 @@ from core.report.judge_tables import (
     n_models,
     notes,
     scatter_rows,
+    without_lc,
 )
 from core.store import default_db_path
-from pages._judge_parts import cached_judge, column_config, downloads, settings_row, without_empty_columns
+from pages._judge_parts import cached_judge, downloads, missing_lc_caption, settings_row, shown_table
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 through_router()
@@ -51,7 +52,9 @@ st.caption(f"Dataset {plain(dataset.name)}: {dataset.rows:,} rows · {n_models(d
                                                  else "no intervals"))
 
 st.subheader("Win rates")
-st.dataframe(without_empty_columns(table), hide_index=True, key="judge_table", column_config=column_config())
+shown, formats = shown_table(table)
+st.dataframe(shown, hide_index=True, key="judge_table", column_config=formats)
+missing_lc_caption(without_lc(doc), table)
 st.caption("Percent, AlpacaEval's names: length_controlled_winrate (LC) is the win rate the judge would give at "
            "equal answer lengths; win_rate is the raw mean preference. The baseline shows 50 / 50.")
 warned = lc_warnings(doc)

@@ -94,16 +94,18 @@ def test_load_samples_once_then_already_stored(at, db_path):
     assert "dataset 'evalruns_demo'" in message
     with Store(db_path) as store:
         assert {d.name: (d.kind, d.rows) for d in store.datasets()} == {
-            "arena_demo": ("votes", 20_000), "evalruns_demo": ("eval_runs", 36)}
+            "arena_demo": ("votes", 20_000), "evalruns_demo": ("eval_runs", 36), "judge_demo": ("preferences", 960)}
+    assert "stored 960 preferences rows as dataset 'judge_demo'" in message  # the Judge page has data too
     picker = active(at)
-    assert picker.options == ["arena_demo · votes · 20,000 rows", "evalruns_demo · eval runs · 36 rows"]
+    assert picker.options == ["arena_demo · votes · 20,000 rows", "evalruns_demo · eval runs · 36 rows",
+                              "judge_demo · preferences · 960 rows"]
     before = snapshot(db_path)
 
     click(at, "load_samples")
     [message] = texts(at.success)
-    assert message.count("already stored") == 2 and "nothing added" in message
+    assert message.count("already stored") == 3 and "nothing added" in message
     assert snapshot(db_path) == before
-    assert len(active(at).options) == 2
+    assert len(active(at).options) == 3
 
 
 def test_upload_valid_votes_is_stored_made_active_and_previewed(at, db_path):
@@ -129,10 +131,10 @@ def test_second_upload_with_a_name_becomes_active_and_previewed(at, db_path):
     upload(at, "votes.csv", VOTES_CSV)
     at.text_input(key="upload_name").input("my votes")
     click(at, "upload_store")
-    assert texts(at.success) == ["stored 4 votes rows as dataset 'my votes' (id 3)"]
-    assert stored(db_path)["my votes"] == 3
-    assert active(at).value == 3
-    assert at.selectbox(key="preview_dataset").value == 3
+    assert texts(at.success) == ["stored 4 votes rows as dataset 'my votes' (id 4)"]  # after the three samples
+    assert stored(db_path)["my votes"] == 4
+    assert active(at).value == 4
+    assert at.selectbox(key="preview_dataset").value == 4
     assert len(preview(at)) == 4
 
 
@@ -266,14 +268,15 @@ def test_delete_needs_the_confirmation(at, db_path):
     assert texts(at.sidebar.info) == ["No datasets yet: add one on the Data page."]
 
 
-def test_deleting_one_of_two_keeps_the_other_active(at, db_path):
+def test_deleting_one_of_the_samples_keeps_another_active(at, db_path):
     click(at, "load_samples")
     at.checkbox(key="delete_confirm").check()
     run(at)
     click(at, "delete_dataset")
-    assert stored(db_path) == {"evalruns_demo": 2}
+    assert stored(db_path) == {"evalruns_demo": 2, "judge_demo": 3}
     assert texts(at.success) == ["Deleted 'arena_demo'."]
-    assert active(at).value == 2 and active(at).options == ["evalruns_demo · eval runs · 36 rows"]
+    assert active(at).value == 2 and active(at).options == ["evalruns_demo · eval runs · 36 rows",
+                                                            "judge_demo · preferences · 960 rows"]
     assert at.checkbox(key="delete_confirm").value is False  # the confirmation does not carry over
     assert at.button(key="delete_dataset").disabled
     assert len(preview(at)) == 36

@@ -162,6 +162,7 @@ def test_e_load_the_samples(page):
     load = page.get_by_role("button", name="Load the sample datasets")
     act(page, load.click, until=page.get_by_text(re.compile("stored 20,000 votes rows as dataset 'arena_demo'")))
     expect(page.get_by_text(re.compile("stored 36 eval runs rows as dataset 'evalruns_demo'"))).to_be_visible()
+    expect(page.get_by_text(re.compile("stored 960 preferences rows as dataset 'judge_demo'"))).to_be_visible()
     expect(grid_cell(page, 0, "evalruns_demo")).to_have_count(1)
     assert {"arena_demo", "evalruns_demo"} <= set(grid_cells(page, 0))
     sidebar_picker(page).click()

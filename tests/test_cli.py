@@ -72,6 +72,7 @@ def test_datasets_and_delete(db_path, capsys):
     assert main(["datasets", "--db", str(db_path)]) == 0
     listing = capsys.readouterr().out
     assert "arena_demo" in listing and "20,000" in listing and "evalruns_demo" in listing
+    assert "judge_demo" in listing and "preferences" in listing
     assert main(["delete", "arena_demo", "--db", str(db_path)]) == 0
     assert "deleted dataset 'arena_demo'" in capsys.readouterr().out
     assert main(["delete", "arena_demo", "--db", str(db_path)]) == 2

@@ -20,7 +20,7 @@ def snapshots(store) -> list[str]:
     return sorted(p.name for p in snapshot.folder(store.path).glob("*.arrow"))
 
 
-@pytest.mark.parametrize("name", ["arena_demo", "evalruns_demo"])
+@pytest.mark.parametrize("name", ["arena_demo", "evalruns_demo", "judge_demo"])
 def test_a_snapshot_loads_exactly_what_sqlite_loads(stored, name):
     info = stored.dataset(name)
     from_sqlite = stored._load_sqlite(info, list(info.columns), info.rows)

@@ -40,6 +40,23 @@ def model_table(doc: Mapping[str, Any]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def without_lc(doc: Mapping[str, Any]) -> dict[str, str]:
+    """The models that have no length-controlled win rate, each with why (the analysis' note on it: no answer
+    lengths, too few prompts with lengths, or the length fit's failure); empty when every model has one."""
+    notes = [str(n) for n in (doc.get("params") or {}).get("notes") or []]
+    whole = next((n.split(": ", 1)[1] for n in notes if n.startswith("no length-controlled win rate: ")), None)
+    out = {}
+    for entry in doc.get("models", []):
+        value = pd.to_numeric(pd.Series([entry.get("length_controlled_winrate")]), errors="coerce").iloc[0]
+        if not np.isnan(value):
+            continue
+        model = str(entry["model"])
+        own = f"{model}: no length-controlled win rate ("
+        why = next((n[len(own):].removesuffix(")") for n in notes if n.startswith(own)), None)
+        out[model] = why or whole or "the length control gives it no rate"
+    return out
+
+
 def category_rates(doc: Mapping[str, Any]) -> pd.DataFrame:
     """Models (rows, the document's order) × categories (columns, the document's list): win rates in percent,
     NaN where a model has no prompt of a category. Empty when the input had no categories."""

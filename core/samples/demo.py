@@ -9,7 +9,7 @@ from core.store import REPO_ROOT, IngestResult, Store
 
 SAMPLES_DIR = REPO_ROOT / "data" / "samples"
 # file name -> dataset name; the files are written by ``python -m core.samples``
-SAMPLE_FILES = {"arena_demo.csv": "arena_demo", "evalruns_demo.csv": "evalruns_demo"}
+SAMPLE_FILES = {"arena_demo.csv": "arena_demo", "evalruns_demo.csv": "evalruns_demo", "judge_demo.csv": "judge_demo"}
 
 
 def sample_paths(directory: Path = SAMPLES_DIR) -> dict[str, Path]:
