@@ -13,11 +13,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import minimize
 
 import core.ranking.bradley_terry as bt
 from core.cli import main
 from core.decisions.drift import DriftError, drift
-from core.decisions.drift_fit import drift_arrays, period_cells
+from core.decisions.drift_fit import RIDGE, period_cells
+from core.decisions.drift_model import drift_arrays
 from core.decisions.drift_periods import parse_period
 from core.decisions.drift_render import to_csv, to_json, to_markdown
 from core.io.votes import votes_from_frame
@@ -218,3 +220,34 @@ def test_cli_without_timestamps_exits_2_naming_the_column(tmp_path, capsys):
     frame_of(*draw(0, 100, n_periods=2), with_time=False).to_csv(path, index=False)
     assert main(["drift", str(path)]) == 2
     assert "timestamp" in capsys.readouterr().err
+
+
+def test_likelihood_ratio_matches_a_direct_constrained_maximisation():
+    """The null of model m maximised by BFGS in its own parametrisation (the others free per period, m at a
+    common contrast c against the others' anchored mean) gives the kernel's statistic."""
+    k, p = 4, 3
+    period, left, right, score = draw(11, 600, n_models=k, n_periods=p, step=80.0, step_period=1)
+    cells = period_cells(period, left, right, score, np.ones(len(period)), p, k)
+    arrays = drift_arrays(cells, 0.05, 20)
+
+    def loglik(theta):  # straight from the votes
+        d = theta[period, left] - theta[period, right]
+        fit = -(score * np.logaddexp(0, -d) + (1 - score) * np.logaddexp(0, d)).sum()
+        return fit - 0.5 * RIDGE * (theta ** 2).sum()
+
+    full_fit = minimize(lambda x: -loglik(x.reshape(p, k)), np.zeros(p * k), method="BFGS", options={"gtol": 1e-10})
+    theta_full = full_fit.x.reshape(p, k)
+    assert arrays.changed.tolist() == [True, False, False, False]  # model 0 flagged: the anchor leaves it out
+    assert arrays.anchor.tolist() == [False, True, True, True]
+    for m in range(k):
+        others = [o for o in range(k) if o != m and arrays.anchor[o]]
+
+        def null_theta(x, m=m, others=others):
+            theta = np.zeros((p, k))
+            theta[:, [o for o in range(k) if o != m]] = x[:-1].reshape(p, k - 1)
+            theta[:, m] = x[-1] + (theta[:, others] - arrays.overall[others]).mean(axis=1)
+            return theta
+
+        start = np.r_[np.delete(theta_full, m, axis=1).ravel(), 0.0]
+        null = minimize(lambda x: -loglik(null_theta(x)), start, method="BFGS", options={"gtol": 1e-10})
+        assert arrays.statistic[m] == pytest.approx(2 * (-full_fit.fun + null.fun), rel=1e-4, abs=1e-4)

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 import core.ranking.bradley_terry as bt
-from core.decisions.drift_fit import drift_arrays, period_cells, z_value
+from core.decisions.drift_fit import period_cells
+from core.decisions.drift_model import drift_arrays, z_value
 from core.decisions.drift_periods import DriftError, PeriodChoice, cut_periods, parse_period
 from core.ranking import votes_to_rank
 from core.ranking.inputs import require_votes_after_policy
@@ -119,7 +120,7 @@ def drift(prepared: PreparedVotes, period: str | PeriodChoice = DEFAULT_PERIOD, 
     params = {"policy": prepared.policy.as_dict(), "dimension": prepared.dimension.as_dict(),
               "request": [line for line in (prepared.dimension.describe(), prepared.policy.describe()) if line],
               "golden_votes_excluded": golden, "ties": "half", "weighted": bool(np.any(weight != 1.0)),
-              "test": "wald_homogeneity", "adjustment": "holm", "anchor_rounds": arrays.rounds,
+              "test": "likelihood_ratio", "adjustment": "holm", "anchor_rounds": arrays.rounds,
               "anchor_models": [m for m, a in zip(models, arrays.anchor) if a]}
     return Drift(choice.name, infos, rows, alpha, min_votes, int(kept.sum()), cut.notes, params)
 

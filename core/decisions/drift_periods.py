@@ -89,21 +89,29 @@ def cut_periods(votes: pd.DataFrame, choice: PeriodChoice) -> Periods:
 
 
 def _calendar(stamps: pd.Series, missing: np.ndarray, unit: str, notes: list[str]) -> Periods:
-    naive = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
-    if unit == "day":
-        key = naive.dt.strftime("%Y-%m-%d")
-    elif unit == "month":
-        key = naive.dt.strftime("%Y-%m")
+    times = stamps.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+    # Integer period keys by datetime64 arithmetic (a million strftime calls would cost seconds); labels are
+    # made for the few distinct keys only.
+    if unit == "month":
+        key = times.astype("datetime64[M]").astype(np.int64)
     else:
-        calendar = naive.dt.isocalendar()
-        key = calendar["year"].astype("string") + "-W" + calendar["week"].astype("string").str.zfill(2)
-    key = key.astype(object).where(~missing, None)
-    labels = sorted(k for k in pd.unique(key[~missing]))  # ISO labels sort in time order
-    code = np.full(len(stamps), -1, dtype=np.int64)
-    code[~missing] = pd.Categorical(key[~missing], categories=labels).codes
-    seconds = naive.to_numpy()
-    starts, ends = _bounds(code, seconds, len(labels))
-    return Periods(code, tuple(labels), starts, ends, tuple(notes))
+        days = times.astype("datetime64[D]").astype(np.int64)
+        key = (days + 3) // 7 if unit == "week" else days  # 1970-01-01 is a Thursday: weeks start on Monday
+    distinct, inverse = np.unique(key[~missing], return_inverse=True)
+    code = np.full(len(times), -1, dtype=np.int64)
+    code[~missing] = inverse.ravel()
+    starts, ends = _bounds(code, times, len(distinct))
+    return Periods(code, tuple(_label(k, unit) for k in distinct), starts, ends, tuple(notes))
+
+
+def _label(key: int, unit: str) -> str:
+    """2026-01-05 (day), 2026-W02 (ISO week), 2026-01 (month)."""
+    if unit == "month":
+        return str(np.datetime64(int(key), "M"))
+    if unit == "day":
+        return str(np.datetime64(int(key), "D"))
+    year, week, _ = pd.Timestamp(np.datetime64(int(key) * 7 - 3, "D")).isocalendar()
+    return f"{year}-W{week:02d}"
 
 
 def _blocks(stamps: pd.Series | None, missing: np.ndarray, size: int, notes: list[str]) -> Periods:

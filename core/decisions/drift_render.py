@@ -10,10 +10,10 @@ from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 CSV_FIELDS = ("model", "changed", "p_value", "p_adjusted", "period", "rating", "ci_low", "ci_high", "n_votes",
               "note")
 METHOD_NOTE = ("Ratings: Bradley–Terry per period (ties half), each period anchored to the overall fit through the "
-               "models that do not change; intervals from each period's Fisher information. Test: is the model's "
-               "rating against the period's other anchor models the same in every period where it has enough "
-               "votes (χ² with periods − 1 degrees of freedom), Holm-adjusted over the models tested "
-               "(docs/methods.md §15).")
+               "models that do not change; intervals from each period's Fisher information. Test: a likelihood "
+               "ratio of one common rating against the period's other anchor models, in every period where the "
+               "model has enough votes, against a rating per period (χ² with periods − 1 degrees of freedom), "
+               "Holm-adjusted over the models tested (docs/methods.md §15).")
 
 
 def drift_dict(result: Drift) -> dict[str, Any]:
