@@ -22,10 +22,11 @@ def robustness_dict(result: Robustness) -> dict[str, Any]:
             "verified": result.verified, "exact_minimum": result.exact_minimum, "n_votes": result.n_votes,
             "ratings_before": result.ratings_before, "ratings_after": result.ratings_after,
             "votes": result.votes.to_dict("records"), "by": result.by,
-            "params": {**result.params, "notes": [_search_note(result), TIE_NOTE]}}
+            "params": {**result.params, "notes": [search_note(result), TIE_NOTE]}}
 
 
-def _search_note(result: Robustness) -> str:
+def search_note(result: Robustness) -> str:
+    """Whether the count is the exact minimum or an upper bound found by a search."""
     if not result.exact_minimum:
         return BOUND_NOTE
     return EXACT_NOTE if result.flip_votes is not None else NONE_NOTE
@@ -52,29 +53,51 @@ def to_markdown(result: Robustness) -> str:
     request = [*result.params.get("request", ()), f"golden-question votes left out: "
                f"{result.params.get('golden_votes_excluded', 0):,}"]
     lines += [f"- {markdown_text(line)}" for line in request] + [""]
+    lines += answer_lines(result) + who_lines(result, "##") + votes_lines(result, "##", MARKDOWN_VOTES)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def answer_lines(result: Robustness) -> list[str]:
+    """The count, the share, who overtakes (confirmed by a refit), the ratings before and after, the notes."""
     if result.flip_votes is None:
-        lines += [f"No set of votes found whose removal changes {_subject(result)} "
-                  f"({result.n_votes:,} votes analysed).", ""]
+        lines = [f"No set of votes found whose removal changes {_subject(result)} "
+                 f"({result.n_votes:,} votes analysed).", ""]
     else:
         share = number(100.0 * result.flip_share, 3)
-        lines += [f"Dropping **{result.flip_votes:,}** of {result.n_votes:,} votes ({share}%) puts "
-                  f"{markdown_text(result.flipped_to)} ahead of {markdown_text(result.top_model)} "
-                  "(confirmed by refitting without them).", "",
-                  markdown_table(["Model", "Rating before", "Rating after"],
-                                 [[markdown_text(m), number(result.ratings_before[m], 1),
-                                   number(result.ratings_after[m], 1)] for m in result.ratings_before], "lrr"), ""]
-    lines += [_search_note(result), "", TIE_NOTE, ""]
+        lines = [f"Dropping **{result.flip_votes:,}** of {result.n_votes:,} votes ({share}%) puts "
+                 f"{markdown_text(result.flipped_to)} ahead of {markdown_text(result.top_model)} "
+                 "(confirmed by refitting without them).", "",
+                 markdown_table(["Model", "Rating before", "Rating after"],
+                                [[markdown_text(m), number(result.ratings_before[m], 1),
+                                  number(result.ratings_after[m], 1)] for m in result.ratings_before], "lrr"), ""]
+    return lines + [search_note(result), "", TIE_NOTE, ""]
+
+
+def who_lines(result: Robustness, heading: str, listed: int | None = None) -> list[str]:
+    """A table of the votes to drop per annotator, game and period (``heading``: the markdown level; ``listed``:
+    at most this many rows each, the most frequent, and a line for the rest)."""
+    lines = []
     for name, counts in result.by.items():
-        lines += [f"## Votes dropped by {name}", "",
-                  markdown_table([name.capitalize(), "Votes"], [[markdown_text(k), v] for k, v in counts.items()],
-                                 "lr"), ""]
-    if len(result.votes):
-        columns = [c for c in result.votes.columns if result.votes[c].notna().any()
-                   and (c != "weight" or result.params.get("weighted"))]
-        shown = result.votes.head(MARKDOWN_VOTES)
-        lines += ["## The votes", "",
-                  markdown_table(columns, [["–" if v is None else markdown_text(v) for v in row]
-                                           for row in shown[columns].itertuples(index=False)]), ""]
-        if len(result.votes) > MARKDOWN_VOTES:
-            lines += [f"… and {len(result.votes) - MARKDOWN_VOTES:,} more (`--format csv` lists them all).", ""]
-    return "\n".join(lines).rstrip() + "\n"
+        items = list(counts.items())
+        shown, rest = items[:listed], items[len(items) if listed is None else listed:]
+        lines += [f"{heading} Votes dropped by {name}", "",
+                  markdown_table([name.capitalize(), "Votes"], [[markdown_text(k), v] for k, v in shown], "lr"), ""]
+        if rest:
+            lines += [f"… and {len(rest):,} more ({sum(v for _, v in rest):,} votes).", ""]
+    return lines
+
+
+def votes_lines(result: Robustness, heading: str, listed: int,
+                more: str = "`--format csv` lists them all") -> list[str]:
+    """The first ``listed`` votes to drop, with the columns that have a value; ``more`` says where the rest are."""
+    if not len(result.votes):
+        return []
+    columns = [c for c in result.votes.columns if result.votes[c].notna().any()
+               and (c != "weight" or result.params.get("weighted"))]
+    shown = result.votes.head(listed)
+    lines = [f"{heading} The votes", "",
+             markdown_table(columns, [["–" if v is None else markdown_text(v) for v in row]
+                                      for row in shown[columns].itertuples(index=False)]), ""]
+    if len(result.votes) > listed:
+        lines += [f"… and {len(result.votes) - listed:,} more ({more}).", ""]
+    return lines
