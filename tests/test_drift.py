@@ -251,3 +251,17 @@ def test_likelihood_ratio_matches_a_direct_constrained_maximisation():
         start = np.r_[np.delete(theta_full, m, axis=1).ravel(), 0.0]
         null = minimize(lambda x: -loglik(null_theta(x)), start, method="BFGS", options={"gtol": 1e-10})
         assert arrays.statistic[m] == pytest.approx(2 * (-full_fit.fun + null.fun), rel=1e-4, abs=1e-4)
+
+
+def test_a_model_alone_in_a_period_has_no_rating_there():
+    """In the third week only model-a has 20 votes (its opponents a few each): nothing to compare it with."""
+    period, left, right, score = draw(3, 600, n_models=4, n_periods=3)
+    third = np.flatnonzero(period == 2)
+    keep = np.ones(len(period), dtype=bool)
+    keep[third] = False
+    with_a = third[(left[third] == 0) | (right[third] == 0)][:24]  # 24 votes of model-a, ≤ 19 for each opponent
+    keep[with_a] = True
+    result = answer(frame_of(period[keep], left[keep], right[keep], score[keep]))
+    lone = next(m for m in result.models if m.model == "model-a").periods[2]
+    assert lone.n_votes == 24 and lone.rating is None and "compare" in lone.note
+    assert all(m.periods[2].rating is None for m in result.models)

@@ -133,7 +133,10 @@ def _model_rows(models, labels, arrays, z: float, min_votes: int) -> tuple[Model
         periods = []
         for p, label in enumerate(labels):
             n = int(arrays.counts[p, m])
-            if arrays.rated[p, m]:
+            if arrays.rated[p, m] and np.isnan(arrays.rating[p, m]):
+                periods.append(PeriodRating(label, None, None, None, n, "no other model has enough votes in this "
+                                            "period to compare with"))
+            elif arrays.rated[p, m]:
                 centre = bt.ELO_BASE + scale * arrays.rating[p, m]
                 half = z * scale * arrays.se[p, m]
                 periods.append(PeriodRating(label, float(centre), float(centre - half), float(centre + half), n))

@@ -65,7 +65,8 @@ def _anchor_mask(rated: np.ndarray, anchor: np.ndarray) -> np.ndarray:
 
 
 def _anchored(theta, cov, overall, rated, anchor) -> tuple[np.ndarray, np.ndarray]:
-    """Ratings θ[p, m] − mean over the period's anchor models of (θ[p, k] − overall[k]), and their SEs."""
+    """Ratings θ[p, m] − mean over the period's anchor models of (θ[p, k] − overall[k]), and their SEs; NaN where
+    m is not rated or is the only model rated in the period (nothing to compare it with)."""
     mask = _anchor_mask(rated, anchor).astype(np.float64)
     size = np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
     weights = mask / size
@@ -73,8 +74,9 @@ def _anchored(theta, cov, overall, rated, anchor) -> tuple[np.ndarray, np.ndarra
     sigma_w = np.einsum("pkl,pl->pk", cov, weights)
     diagonal = np.einsum("pkk->pk", cov)
     variance = diagonal - 2.0 * sigma_w + (weights * sigma_w).sum(axis=1, keepdims=True)
-    rating = np.where(rated, theta - offset, np.nan)
-    return rating, np.where(rated, np.sqrt(np.maximum(variance, 0.0)), np.nan)
+    compared = rated & ((rated.sum(axis=1, keepdims=True) - rated) > 0)  # another rated model to compare with
+    rating = np.where(compared, theta - offset, np.nan)
+    return rating, np.where(compared, np.sqrt(np.maximum(variance, 0.0)), np.nan)
 
 
 def _tests(cells: PeriodCells, theta, overall, rated, anchor, alpha):
