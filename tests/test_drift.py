@@ -265,3 +265,11 @@ def test_a_model_alone_in_a_period_has_no_rating_there():
     lone = next(m for m in result.models if m.model == "model-a").periods[2]
     assert lone.n_votes == 24 and lone.rating is None and "compare" in lone.note
     assert all(m.periods[2].rating is None for m in result.models)
+
+
+def test_cli_refuses_counts_naming_the_file(tmp_path, capsys):
+    path = tmp_path / "counts.csv"
+    path.write_text("model_a,model_b,winner,count\na,b,model_a,3\nb,a,model_a,2\n")
+    assert main(["drift", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "counts.csv" in err and "individual votes" in err
