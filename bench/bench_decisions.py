@@ -9,6 +9,8 @@
   behind the command, ``robustness(prepare_votes(frame, policy))``, on votes already loaded (median of
   --repeats, wall-clock with the CPU time beside it: the machine is shared, CPU time is the steadier figure).
   Target (issue: decisions, part 2): ≤ 10 s.
+* drift: the same 1,000,000 synthetic votes spread evenly over 12 ISO weeks; timed: ``drift(prepared, "week")``
+  on votes already prepared (median of --repeats). Target (issue: decisions, part 3): ≤ 5 s.
 Figures are printed and written to bench/out/decisions.json.
 """
 
@@ -21,10 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from core.decisions.drift import drift  # noqa: E402
 from core.decisions.robustness import robustness  # noqa: E402
 from core.io.votes import votes_from_frame  # noqa: E402
 from core.ranking.request import prepare_votes  # noqa: E402
@@ -75,7 +79,28 @@ def bench_robustness(repeats: int) -> dict:
     return figures
 
 
-SECTIONS = {"robustness": bench_robustness}
+DRIFT_TARGET_S = 5.0
+
+
+def bench_drift(repeats: int) -> dict:
+    """drift: 1M synthetic BT votes of 50 models spread evenly over 12 ISO weeks (docs/methods.md §15)."""
+    frame = synthetic_frame(1_000_000, 50)
+    seconds = np.sort(np.random.default_rng(0).random(len(frame))) * 84 * 86400  # 12 weeks from a Monday
+    frame["timestamp"] = pd.Timestamp("2026-01-05T00:00:00Z") + pd.to_timedelta(seconds, unit="s")
+    prepared = prepare_votes(frame, "keep")
+    runs = [timed(lambda: drift(prepared, "week")) for _ in range(repeats)]
+    result = runs[0][0]
+    wall, cpu = statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs)
+    print(f"drift, 1M votes, 50 models, {len(result.periods)} weeks: {len(result.changed)} changed; median wall "
+          f"{wall:.2f} s, CPU {cpu:.2f} s ({repeats} runs; target ≤ {DRIFT_TARGET_S:g} s)")
+    return {"rows": len(frame), "n_votes_analysed": result.n_votes, "periods": len(result.periods),
+            "changed": list(result.changed), "anchor_rounds": result.params["anchor_rounds"],
+            "wall_s_median": round(wall, 3), "cpu_s_median": round(cpu, 3),
+            "wall_s_runs": [round(r[1], 3) for r in runs], "target_s": DRIFT_TARGET_S,
+            "within_target": wall <= DRIFT_TARGET_S}
+
+
+SECTIONS = {"robustness": bench_robustness, "drift": bench_drift}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,6 +116,22 @@ def build_parser() -> argparse.ArgumentParser:
     robust.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     _input_options(robust)
 
+    drifting = sub.add_parser("drift", help="ratings per period with intervals, and which models changed over time",
+                              description="Fit the Bradley–Terry ranking `rank` fits to each period of VOTES (a votes "
+                                          "file or a stored dataset), anchored so periods compare, and test every "
+                                          "model for a change over the periods, Holm-adjusted (docs/methods.md §15).")
+    drifting.add_argument("votes", metavar="VOTES")
+    drifting.add_argument("--period", default="week", help="day, week (ISO, the default), month, or N-votes (e.g. "
+                          "5000-votes: blocks of N votes in time order, file order without timestamps)")
+    drifting.add_argument("--alpha", type=float, default=0.05, help="level of the tests and intervals (default 0.05)")
+    drifting.add_argument("--min-votes", type=int, default=20, metavar="K", help="a model needs K votes in a period "
+                          "to be rated there (default 20)")
+    _request_options(drifting)
+    drifting.add_argument("--format", choices=("json", "markdown", "csv"), default="json",
+                          help="json (default), markdown for people, or csv: one row per model and period")
+    drifting.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    _input_options(drifting)
+
     board = sub.add_parser("leaderboard", help="leaderboard from a score table (EvalRuns)",
                            description="Aggregate RUNS (a score table file, a folder of lm-evaluation-harness "
                                        "results, or a stored dataset) into a leaderboard with bootstrap CIs.")
@@ -211,7 +227,7 @@ WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.parsers",)
 COMMANDS = {name: deferred(f"core.commands.{module}", f"cmd_{name}") for name, module in (
     ("rank", "rank"), ("leaderboard", "leaderboard"), ("bias", "diagnostics"), ("annotators", "diagnostics"),
     ("report", "report"), ("ingest", "datasets"), ("datasets", "datasets"), ("delete", "datasets"),
-    ("samples", "datasets"), ("robustness", "robustness"))}
+    ("samples", "datasets"), ("robustness", "robustness"), ("drift", "drift"))}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -57,7 +57,7 @@ def test_eval_runs_are_not_decided(app_router, samples):
 def test_the_known_answer_of_a_small_file(app_router, db_path):
     at = open_page("decisions", small_dataset(db_path))
     assert not at.error
-    assert [t.label for t in at.tabs] == ["Robustness"]
+    assert "Robustness" in [t.label for t in at.tabs]
     shown = metrics(at)
     assert shown["Top model"] == "A" and shown["Votes to drop"] == "21" and shown["Overtaken by"] == "B"
     assert shown["Share of the votes"] == f"{21 / 145:.3%}"

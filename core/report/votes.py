@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 import core.report.votes_data as vd
+import core.report.votes_drift as vdr
 import core.report.votes_robustness as vr
 import core.report.votes_style as vs
 from core.annotators import render as annotator_render
@@ -24,6 +25,7 @@ from core.bias import render as bias_report
 from core.bias.diagnose import diagnose
 from core.charts import style as style_charts
 from core.charts import votes as charts
+from core.charts.drift import drift_chart
 from core.formats import csv_table, dumps, markdown_text
 from core.ranking import Ranking, RankSettings
 from core.ranking.inputs import rank_prepared, require_votes_after_policy, vote_groups
@@ -50,7 +52,7 @@ SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "g
 
 def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
                        progress=None) -> ReportResult:
-    steps = Steps(11, progress)
+    steps = Steps(12, progress)
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
@@ -77,6 +79,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     style = vs.style_section(prepared, settings.alpha, settings.seed)
     steps("robustness of the top")
     robust = vr.robustness_section(prepared)
+    steps("drift over time")
+    drifted = vdr.drift_section(prepared, settings.alpha)
     png, png_note = png_status(settings.png)
     steps("figures")
     figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png,
@@ -84,21 +88,25 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     if figures and style.view is not None:
         figures[vs.FIGURE] = style_charts.slope_chart(style.view, "Rank without and with style control (plain "
                                                                   "Bradley–Terry → style-controlled)")
+    if figures and drifted.result is not None:
+        figures[vdr.FIGURE] = drift_chart(drifted.result, title="Rating per ISO week")
     notes += figure_notes
     steps("PNG export")
     png, png_note, pngs = write_pngs(figures, out, png, png_note)
-    names = list(figures) if figures else _figure_names(votes, scopes) + ([vs.FIGURE] if style.view else [])
+    names = list(figures) if figures else (_figure_names(votes, scopes) + ([vs.FIGURE] if style.view else [])
+                                           + ([vdr.FIGURE] if drifted.result else []))
     steps("write markdown, CSV, JSON")
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
               "alpha": settings.alpha, "seed": settings.seed, **summary, **prepared.as_dict()}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
-                                          common, prepared, style, robust), encoding="utf-8")
+                                          common, prepared, style, robust, drifted), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
     timings = steps.done()
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
            "style_control": style.as_dict(), "robustness": robust.as_dict(),
+           "drift": drifted.as_dict(),
            "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_render.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
@@ -123,6 +131,7 @@ _DEFINITIONS = {
     "battles": "number of votes per pair",
     "bias_panel": "position, model-position, time-exposure and length shares with their CIs",
     vs.FIGURE: vs.DEFINITION,
+    vdr.FIGURE: vdr.DEFINITION,
 }
 
 
@@ -180,7 +189,8 @@ def _demote(markdown: str) -> str:
 
 
 def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common,
-              prepared: PreparedVotes, style: vs.StyleSection, robust: vr.RobustnessSection) -> str:
+              prepared: PreparedVotes, style: vs.StyleSection, robust: vr.RobustnessSection,
+              drifted: vdr.DriftSection) -> str:
     source = common.get("input", {})
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
@@ -191,7 +201,7 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [vs.style_markdown(style), vr.robustness_markdown(robust)]
+    parts += [vs.style_markdown(style), vr.robustness_markdown(robust), vdr.drift_markdown(drifted)]
     parts += [_demote(bias_report.to_markdown(bias, prepared, style_pointer=False)), "",
               _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
