@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from core.decisions import render
+from core.decisions.render import to_csv as votes_csv  # core.formats.csv_frame underneath
 from core.decisions.robustness import Robustness, robustness
 from core.errors import EvalBoardError
 from core.ranking import votes_to_rank
@@ -62,7 +63,7 @@ def robustness_view(prepared: PreparedVotes, pair: tuple[str, str] | None = None
                     f"{result.flipped_to} ahead of {result.top_model}"
                     + (": a refit without them confirms it." if result.verified else "."))
     return RobustnessView(None, result, subject, headline, render.search_note(result), _ratings(result),
-                          _who(result), _shown_votes(result), render.to_csv(result))
+                          _who(result), _shown_votes(result), votes_csv(result))
 
 
 def _subject(result: Robustness) -> str:
