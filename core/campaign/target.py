@@ -17,8 +17,9 @@ docs/methods.md §14 "Campaign target" gives the method and its sources. In shor
   is the one that makes max over target pairs of Var(θ_a − θ_b) / gap² smallest (the hardest target pair
   is the one that decides when the target is reached), ties broken by the sum of those ratios.
 * The target is reached when every target pair's (1 − α) interval of θ_a − θ_b, from the votes cast,
-  excludes 0 at :data:`TARGET_ALPHA`. Until each pair has :data:`WARMUP_VOTES` votes, and once the
-  target is reached, the campaign is served balanced (core.campaign.scheduler rule 3).
+  excludes 0 at :data:`TARGET_ALPHA`. The scheduler checks it at each refit and remembers the first time
+  (``reached_at``): from then on, and until each pair has :data:`WARMUP_VOTES` votes, the campaign is
+  served balanced (core.campaign.scheduler rule 3).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class TargetPair:
 
     @property
     def separated(self) -> bool:
-        return self.ci_low > 0
+        return bool(self.ci_low > 0)
 
 
 @dataclass(frozen=True)
@@ -69,15 +70,21 @@ class TargetState:
     votes: int  # votes cast on real pairs (first dimension)
     warming_up: bool  # some pair has fewer than WARMUP_VOTES votes: served balanced until then
     pairs: tuple[TargetPair, ...]
+    reached_at: int | None = None  # votes at which the scheduler saw it reached (served balanced since)
     alpha: float = TARGET_ALPHA
 
     @property
-    def reached(self) -> bool:
+    def separated_now(self) -> bool:
         return not self.warming_up and bool(self.pairs) and all(p.separated for p in self.pairs)
+
+    @property
+    def reached(self) -> bool:
+        return self.reached_at is not None or self.separated_now
 
     def to_dict(self) -> dict:
         return {"target": self.target, "label": self.label, "alpha": self.alpha, "votes": self.votes,
-                "warming_up": self.warming_up, "reached": self.reached,
+                "warming_up": self.warming_up, "reached": self.reached, "reached_at": self.reached_at,
+                "separated_now": self.separated_now,
                 "pairs": [{"rank": p.rank, "higher": p.higher, "lower": p.lower, "gap_elo": round(p.gap, 2),
                            "ci_low": round(p.ci_low, 2), "ci_high": round(p.ci_high, 2), "votes": p.votes,
                            "separated": p.separated} for p in self.pairs]}
@@ -157,44 +164,58 @@ def pair_scores(theta: np.ndarray, served: np.ndarray, candidates: list[tuple[in
     return ratio.max(axis=0), ratio.sum(axis=0)
 
 
-def stored_theta(conn: sqlite3.Connection, campaign: Campaign, models: list[str], pairs: list[tuple]) -> np.ndarray:
-    """The campaign's stored fit, refitted (and stored) when the votes have grown enough since it was made.
+def stored_fit(conn: sqlite3.Connection, campaign: Campaign, models: list[str],
+               pairs: list[tuple]) -> tuple[np.ndarray, int | None]:
+    """The campaign's stored θ and the votes at which the target was reached (None: not yet), refitted and
+    stored when the votes have grown enough since the last fit.
 
-    Called inside the serve's write transaction, so every process sees the same fit for the same votes.
+    The target is checked at each refit, and once reached it stays reached: the campaign is served balanced
+    from then on instead of switching back and forth while an interval's end hovers around 0. Called inside
+    the serve's write transaction, so every process sees the same fit for the same votes.
     """
     judged = int(sum(p[4] for p in pairs))
-    row = conn.execute("SELECT judged, theta FROM campaign_target_fit WHERE campaign_id = ?", [campaign.id]).fetchone()
+    row = conn.execute("SELECT judged, theta, reached_at FROM campaign_target_fit WHERE campaign_id = ?",
+                       [campaign.id]).fetchone()
+    reached_at = None if row is None else row[2]
     if row is not None and row[0] <= judged < row[0] + max(REFIT_MIN, REFIT_SHARE * row[0]):
         fitted = json.loads(row[1])
         if set(fitted) == set(models):
-            return np.array([fitted[m] for m in models])
+            return np.array([fitted[m] for m in models]), reached_at
     theta = fit_theta(models, pairs)
-    conn.execute("INSERT INTO campaign_target_fit (campaign_id, judged, theta) VALUES (?, ?, ?) ON CONFLICT "
-                 "(campaign_id) DO UPDATE SET judged = excluded.judged, theta = excluded.theta",
-                 [campaign.id, judged, json.dumps(dict(zip(models, theta.tolist(), strict=True)))])
-    return theta
+    if reached_at is None and separated(campaign.rank_target, theta, _counts(models, pairs, column=4)).all():
+        reached_at = judged
+    conn.execute("INSERT INTO campaign_target_fit (campaign_id, judged, theta, reached_at) VALUES (?, ?, ?, ?) "
+                 "ON CONFLICT (campaign_id) DO UPDATE SET judged = excluded.judged, theta = excluded.theta, "
+                 "reached_at = excluded.reached_at",
+                 [campaign.id, judged, json.dumps(dict(zip(models, theta.tolist(), strict=True))), reached_at])
+    return theta, reached_at
+
+
+def separated(target: str, theta: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """Per target pair: whether the (1 − α) interval of θ_a − θ_b excludes 0 (α = :data:`TARGET_ALPHA`)."""
+    targets = target_indices(target, theta)
+    if not targets:
+        return np.zeros(0, dtype=bool)
+    variance = contrast_variances(np.linalg.inv(information(theta, judged)), targets)
+    gaps = np.array([theta[a] - theta[b] for a, b in targets])
+    return gaps - norm.ppf(1 - TARGET_ALPHA / 2) * np.sqrt(variance) > 0
 
 
 def target_order(conn: sqlite3.Connection, campaign: Campaign, pairs: list[tuple]) -> list[tuple] | None:
-    """``pairs`` (the scheduler's rows, :data:`PAIR_COLUMNS` first) best first for the target, or None when
-    the campaign is served balanced: no target, still warming up, or the target reached."""
+    """``pairs`` (the scheduler's rows: id, model_lo, model_hi, shown, lo_left, judged, lo_score, …) best first
+    for the target, or None when the campaign is served balanced: no target, still warming up, or the
+    target reached."""
     if not campaign.rank_target or not pairs or min(p[5] for p in pairs) < WARMUP_VOTES:
         return None
-    rows = [(p[0], p[1], p[2], p[3], p[5], p[6]) for p in pairs]
+    rows = [(p[0], p[1], p[2], p[3], p[5], p[6]) for p in pairs]  # as PAIR_COLUMNS
     models = sorted({m for p in pairs for m in p[1:3]})
-    theta = stored_theta(conn, campaign, models, rows)
+    theta, reached_at = stored_fit(conn, campaign, models, rows)
     targets = target_indices(campaign.rank_target, theta)
-    if not targets:
-        return None
+    if reached_at is not None or not targets:
+        return None  # balanced serving from here on
     index = {m: i for i, m in enumerate(models)}
-    judged = _counts(index, rows, column=4)
-    z = norm.ppf(1 - TARGET_ALPHA / 2)
-    variance = contrast_variances(np.linalg.inv(information(theta, judged)), targets)
-    gaps = np.array([theta[a] - theta[b] for a, b in targets])
-    if np.all(gaps - z * np.sqrt(variance) > 0):
-        return None  # reached: balanced serving from here on
     candidates = [(index[p[1]], index[p[2]]) for p in pairs]
-    worst, total = pair_scores(theta, _counts(index, rows, column=3), candidates, targets)
+    worst, total = pair_scores(theta, _counts(models, rows, column=3), candidates, targets)
     position = {p[0]: i for i, p in enumerate(pairs)}
     # The scheduler's balanced order (least shown first, ties at random) breaks exact ties.
     return sorted(pairs, key=lambda p: (round(float(worst[position[p[0]]]), 12),
@@ -216,7 +237,7 @@ def target_state(conn: sqlite3.Connection, campaign: Campaign, target: str | Non
     models = sorted({m for r in rows for m in r[1:3]})
     index = {m: i for i, m in enumerate(models)}
     theta = fit_theta(models, rows)
-    judged = _counts(index, rows, column=4)
+    judged = _counts(models, rows, column=4)
     targets = target_indices(target, theta)
     z = norm.ppf(1 - TARGET_ALPHA / 2)
     se = np.sqrt(contrast_variances(np.linalg.inv(information(theta, judged)), targets)) if targets else []
@@ -224,13 +245,17 @@ def target_state(conn: sqlite3.Connection, campaign: Campaign, target: str | Non
     pairs = []
     for rank, ((a, b), s) in enumerate(zip(targets, se, strict=True), start=1):
         gap = float(theta[a] - theta[b])
-        pairs.append(TargetPair(rank, models[a], models[b], ELO_SCALE * gap, ELO_SCALE * (gap - z * s),
-                                ELO_SCALE * (gap + z * s), int(direct.get((a, b), direct.get((b, a), 0)))))
-    return TargetState(target, target_label(target), votes, warming_up, tuple(pairs))
+        pairs.append(TargetPair(rank, models[a], models[b], ELO_SCALE * gap, float(ELO_SCALE * (gap - z * s)),
+                                float(ELO_SCALE * (gap + z * s)), int(direct.get((a, b), direct.get((b, a), 0)))))
+    stored = conn.execute("SELECT reached_at FROM campaign_target_fit WHERE campaign_id = ?",
+                          [campaign.id]).fetchone() if target == campaign.rank_target else None
+    return TargetState(target, target_label(target), votes, warming_up, tuple(pairs),
+                       reached_at=None if stored is None else stored[0])
 
 
-def _counts(index: dict[str, int], rows: list[tuple], column: int) -> np.ndarray:
-    counts = np.zeros((len(index), len(index)))
+def _counts(models: list[str], rows: list[tuple], column: int) -> np.ndarray:
+    index = {m: i for i, m in enumerate(models)}
+    counts = np.zeros((len(models), len(models)))
     for row in rows:
         i, j = index[row[1]], index[row[2]]
         counts[i, j] += row[column]

@@ -51,9 +51,10 @@ CREATE TABLE IF NOT EXISTS campaign_campaigns (
     dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
     seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0,
     overlap REAL NOT NULL DEFAULT 0, overlap_k INTEGER NOT NULL DEFAULT 2, rank_target TEXT);
--- A rank target's Bradley–Terry fit, refitted every few votes (core.campaign.target): θ per model as JSON.
+-- A rank target's Bradley–Terry fit, refitted every few votes (core.campaign.target): θ per model as JSON,
+-- and the votes at which the target was first reached (NULL: not yet).
 CREATE TABLE IF NOT EXISTS campaign_target_fit (
-    campaign_id INTEGER PRIMARY KEY, judged INTEGER NOT NULL, theta TEXT NOT NULL);
+    campaign_id INTEGER PRIMARY KEY, judged INTEGER NOT NULL, theta TEXT NOT NULL, reached_at INTEGER);
 CREATE TABLE IF NOT EXISTS campaign_queries (
     campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
     category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
