@@ -39,8 +39,10 @@ def target_section(conn: sqlite3.Connection, campaign: Campaign) -> None:
         return
     heading = f"Rank target {state.target}: {state.label}."
     if state.reached:
-        st.success(f"{heading} Reached: every target pair is separated at {1 - state.alpha:.0%}; the campaign is "
-                   "served balanced again.")
+        since = (f"at {state.reached_at:,} votes; served balanced since" if state.reached_at is not None
+                 else "served balanced from the scheduler's next refit, within a few votes")
+        st.success(f"{heading} Reached ({since}): the target pairs were separated at {1 - state.alpha:.0%} "
+                   f"intervals ({state.votes:,} votes so far).")
     elif state.warming_up:
         st.info(f"{heading} Not reached: served balanced until every pair has a vote ({state.votes:,} votes so far).")
     else:

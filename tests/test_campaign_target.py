@@ -311,8 +311,9 @@ def votes_needed(tmp_path_factory):
 
 def test_the_target_separates_the_top_three_with_far_fewer_votes_than_balanced_serving(votes_needed):
     balanced, targeted = (statistics.median(votes_needed[k]) for k in (None, "top:3"))
-    # Measured (10 seeds, 6 models, top gaps ≈ 61 Elo): medians 1,130 balanced (capped at 1,600) and 340 targeted,
-    # a ratio of 0.30; the assertion leaves a wide margin.
+    # Measured (10 seeds, 6 models, top gaps ≈ 61 Elo, overlap 10 %): medians 1,600 balanced (8 of 10 runs not
+    # there at the cap, so the true median is higher) and 480 targeted (160 to 960), a ratio of 0.30 at most;
+    # the assertion leaves a wide margin.
     assert targeted <= 0.5 * balanced, votes_needed
     assert max(votes_needed["top:3"]) < LIMIT  # every targeted run got there
 

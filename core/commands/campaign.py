@@ -156,8 +156,10 @@ def _status(conn, args: argparse.Namespace) -> int:
 
 
 def _print_target(state) -> None:
-    if state.reached:
-        verdict = "REACHED (served balanced again)"
+    if state.reached_at is not None:
+        verdict = f"REACHED at {state.reached_at:,} votes (served balanced since)"
+    elif state.reached:
+        verdict = "REACHED (served balanced from the scheduler's next refit, within a few votes)"
     elif state.warming_up:
         verdict = "not reached; warming up (served balanced until every pair has a vote)"
     else:
