@@ -104,7 +104,7 @@ def target_label(target: str | None) -> str:
 
 def target_indices(target: str, theta: np.ndarray) -> list[tuple[int, int]]:
     """The target's pairs as (higher, lower) model indices, adjacent in the ranking by θ (ties by index)."""
-    order = np.lexsort((np.arange(theta.size), -theta))
+    order = np.argsort(-theta, kind="stable")
     last = theta.size - 1 if target == "adjacent" else min(int(target.split(":")[1]), theta.size - 1)
     return [(int(order[r]), int(order[r + 1])) for r in range(last)]
 
@@ -216,10 +216,10 @@ def target_order(conn: sqlite3.Connection, campaign: Campaign, pairs: list[tuple
     index = {m: i for i, m in enumerate(models)}
     candidates = [(index[p[1]], index[p[2]]) for p in pairs]
     worst, total = pair_scores(theta, _counts(models, rows, column=3), candidates, targets)
-    position = {p[0]: i for i, p in enumerate(pairs)}
-    # The scheduler's balanced order (least shown first, ties at random) breaks exact ties.
-    return sorted(pairs, key=lambda p: (round(float(worst[position[p[0]]]), 12),
-                                        round(float(total[position[p[0]]]), 12), position[p[0]]))
+    # Rounded so that float noise does not decide; the scheduler's balanced order (least shown first, ties
+    # at random), which is the order of ``pairs``, breaks exact ties.
+    order = np.lexsort((np.arange(len(pairs)), np.round(total, 12), np.round(worst, 12)))
+    return [pairs[i] for i in order]
 
 
 def target_state(conn: sqlite3.Connection, campaign: Campaign, target: str | None = None) -> TargetState | None:
@@ -255,9 +255,9 @@ def target_state(conn: sqlite3.Connection, campaign: Campaign, target: str | Non
 
 def _counts(models: list[str], rows: list[tuple], column: int) -> np.ndarray:
     index = {m: i for i, m in enumerate(models)}
+    i = np.fromiter((index[r[1]] for r in rows), dtype=int, count=len(rows))
+    j = np.fromiter((index[r[2]] for r in rows), dtype=int, count=len(rows))
+    values = np.fromiter((r[column] for r in rows), dtype=float, count=len(rows))
     counts = np.zeros((len(models), len(models)))
-    for row in rows:
-        i, j = index[row[1]], index[row[2]]
-        counts[i, j] += row[column]
-        counts[j, i] += row[column]
-    return counts
+    np.add.at(counts, (i, j), values)
+    return counts + counts.T
