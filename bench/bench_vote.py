@@ -158,14 +158,16 @@ def run(args: argparse.Namespace, active: bool,
             start = time.perf_counter()
             item = serve_next(conn, token)
             serve_times.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
-            vote_times.append(time.perf_counter() - start)
-            # What a Vote page run costs in the store: its own connection, then the item on screen again.
+            # What a Vote page run costs in the store: its own connection, then the item on screen again
+            # (before the vote: after it, the page run would serve the next item and the next "serve next
+            # item" would only find it open).
             start = time.perf_counter()
             with closing(connect(db)) as page_conn:
                 serve_next(page_conn, token, on_screen=item.assignment_id)
             page_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
+            vote_times.append(time.perf_counter() - start)
         conn.close()
     return serve_times, vote_times, page_times
 
