@@ -6,7 +6,8 @@ scheduler would pick (least-shown pair, balanced sides, unseen query), with ever
 reads (per pair, per model and side, per pair and query, per token) set to match. Then ``--iterations``
 rounds of "serve next item" and "store vote" through the real code, for annotators who already have
 200 votes each, on the store file (WAL), without and with active sampling, with an overlap share of
-``--overlap`` (0.5 makes nearly every serve search for an overlap item); plus what one Vote page run
+``--overlap`` (0.5 makes nearly every serve search for an overlap item), and with a rank target (top:3;
+the random votes never reach it, so every serve scores the pairs); plus what one Vote page run
 costs in the store (open a connection, serve the item on screen again). Prints median and p90 in
 milliseconds.
 Run: ``.venv/bin/python bench/bench_vote.py [--votes 100000] [--iterations 500] [--overlap 0.1]``.
@@ -127,23 +128,25 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=500)
     parser.add_argument("--overlap", type=float, default=0.1, help="the campaign's overlap share (default 0.1)")
     args = parser.parse_args()
-    for active in (False, True):
-        serve_times, vote_times, page_times = run(args, active)
-        mode = "active sampling" if active else "balanced pairs"
+    for active, rank_target in ((False, None), (True, None), (False, "top:3")):
+        serve_times, vote_times, page_times = run(args, active, rank_target)
+        mode = "rank target top:3" if rank_target else "active sampling" if active else "balanced pairs"
         for label, times in (("serve next item", serve_times), ("store vote", vote_times),
                              ("page run", page_times)):
-            print(f"{mode:>15} · {label:>15}: median {statistics.median(times) * 1000:.2f} ms, "
+            print(f"{mode:>17} · {label:>15}: median {statistics.median(times) * 1000:.2f} ms, "
                   f"p90 {percentile_ms(times, 90):.2f} ms ({len(times)} iterations; goal ≤ 100 ms median)")
 
 
-def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float], list[float]]:
+def run(args: argparse.Namespace, active: bool,
+        rank_target: str | None = None) -> tuple[list[float], list[float], list[float]]:
     rng = random.Random(0)
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "evalboard.db"
         conn = connect(db)
         start = time.perf_counter()
         campaign = create_campaign(conn, "bench", answers(args.models, args.queries), golden(200), golden_rate=0.1,
-                                   target=10_000, seed=0, active_sampling=active, overlap=args.overlap)
+                                   target=10_000, seed=0, active_sampling=active, overlap=args.overlap,
+                                   rank_target=rank_target)
         tokens = [t.token for t in issue_tokens(conn, campaign, args.annotators)]
         bulk_votes(conn, campaign, tokens, args.votes, rng)
         stored = conn.execute("SELECT count(*) FROM campaign_votes").fetchone()[0]
@@ -155,14 +158,16 @@ def run(args: argparse.Namespace, active: bool) -> tuple[list[float], list[float
             start = time.perf_counter()
             item = serve_next(conn, token)
             serve_times.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
-            vote_times.append(time.perf_counter() - start)
-            # What a Vote page run costs in the store: its own connection, then the item on screen again.
+            # What a Vote page run costs in the store: its own connection, then the item on screen again
+            # (before the vote: after it, the page run would serve the next item and the next "serve next
+            # item" would only find it open).
             start = time.perf_counter()
             with closing(connect(db)) as page_conn:
                 serve_next(page_conn, token, on_screen=item.assignment_id)
             page_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            record_vote(conn, token, item.assignment_id, {"overall": rng.choice(["model_a", "model_b", "tie"])})
+            vote_times.append(time.perf_counter() - start)
         conn.close()
     return serve_times, vote_times, page_times
 

@@ -22,6 +22,7 @@ from core.io import InputError
 from core.store import Dataset, default_db_path
 from core.store.connection import connect
 from pages._campaign_create import create_form, sentence
+from pages._campaign_target import target_section
 from pages._shared import plain, select_after_rerun
 
 NEW_TOKENS = "campaign_new_tokens"  # (campaign name, [(annotator, token)]) shown once after creation
@@ -89,6 +90,7 @@ def _manage(conn: sqlite3.Connection, campaigns) -> None:
     chosen = by_name[st.selectbox("Campaign", options=list(by_name), key="campaign_selected")]
     table = progress(conn, chosen)
     st.caption(plain(progress_sentence(chosen, table, overlap_count(conn, chosen))))
+    target_section(conn, chosen)
     st.dataframe(table.drop(columns="target"), hide_index=True, key="campaign_progress",
                  column_config={"done": st.column_config.NumberColumn(format="%d"),
                                 "golden_done": st.column_config.NumberColumn("golden", format="%d")})

@@ -25,6 +25,7 @@ from core.campaign import (
 from core.io import InputError
 from core.llm.cleaning import CleaningRules
 from core.schema import DEFAULT_GOLDEN_RATE, DEFAULT_OVERLAP, DEFAULT_OVERLAP_K, DEFAULT_TARGET
+from pages._campaign_target import rank_target_input
 from pages._shared import plain
 
 RULES = {"urls": "URLs", "citations": "citation markers", "emoji": "emoji", "whitespace": "extra whitespace"}
@@ -91,12 +92,14 @@ def create_form(conn: sqlite3.Connection) -> Created | None:
     active = st.checkbox("Active sampling", key="campaign_active",
                          help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit; "
                               "pair counts may then differ by a few instead of one")
+    rank_target = rank_target_input()
     if not st.button("Create campaign", key="campaign_create", type="primary", disabled=answers is None):
         return None
     return create_with_tokens(conn, settings, lambda: create_campaign(
         conn, name, read_answers(answers, name=answers.name),
         read_golden(golden, name=golden.name) if golden is not None else None, **settings.create_arguments(),
-        cleaning=CleaningRules(**{r: r in removed for r in RULES}), active_sampling=active))
+        cleaning=CleaningRules(**{r: r in removed for r in RULES}), active_sampling=active,
+        rank_target=rank_target))
 
 
 def create_with_tokens(conn: sqlite3.Connection, settings: Settings, make: Callable[[], Campaign]) -> Created | None:

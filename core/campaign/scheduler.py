@@ -47,6 +47,12 @@ from an MM fit of the first dimension's results (one virtual win and loss per mo
 on) and n the comparisons each model has had. Uniformity is then traded for information: pair counts stay
 within ``ACTIVE_SLACK + 1`` instead of one. A heuristic, not an optimal design.
 
+Rank target (optional, a campaign setting, :mod:`core.campaign.target`): once every pair has a vote, the
+pairs are ordered by how much one more vote on each brings the target's hardest pair toward separation
+(docs/methods.md §14 "Campaign target"), best first; overlap items then come from the first
+:data:`TARGET_OVERLAP_PAIRS` of that order. When the target is reached the order is the balanced one again.
+Golden items and sides follow rules 2 and 5 as always.
+
 Counters (per pair: shown, sides, items served to 1+, 2+ and ``overlap_k``+ annotators; per model and
 side; per (pair, query): shown and first annotator; per annotator pair: items shared) are kept in tables
 and updated in the serve transaction, so a serve costs indexed reads whatever the number of votes (an
@@ -67,11 +73,13 @@ import numpy as np
 from core.campaign.golden import golden_supply, is_golden_serve, planned_golden, session_length
 from core.campaign.inputs import GOLDEN_CORRECT, GOLDEN_WRONG
 from core.campaign.store import Campaign, TokenError, campaign_for_token, write_transaction
+from core.campaign.target import target_order
 from core.ranking.bradley_terry import mm
 
 ACTIVE_SLACK = 3
 OVERLAP_PARTNERS = 8  # annotators an overlap search asks, fewest shared items first: bounds a serve's cost
 ACTIVE_PRIOR = 1.0  # virtual wins and losses per model in the active-sampling fit
+TARGET_OVERLAP_PAIRS = 3  # with a rank target, overlap items come from the pairs that help it most
 
 
 @dataclass(frozen=True)
@@ -165,9 +173,14 @@ def _serve_pair(conn, campaign: Campaign, digest: str, seq: int, rng: random.Ran
                             "AND pair_id IS NOT NULL GROUP BY pair_id", [digest]).fetchall())
     # Least shown first, ties in random order; a pair this annotator has exhausted gives way to the next.
     pairs.sort(key=lambda p: (p[3], own.get(p[0], 0), rng.random()))
+    allowed = None  # the pairs an overlap item may come from: by default those a fresh serve may take
     if campaign.active_sampling and pairs:
         pairs = _most_uncertain_first(pairs, own, rng)
-    chosen = _overlap_item(conn, campaign, digest, pairs, rng) if pairs else None
+    elif campaign.rank_target and pairs:
+        targeted = target_order(conn, campaign, pairs)
+        if targeted is not None:
+            pairs, allowed = targeted, {p[0] for p in targeted[:TARGET_OVERLAP_PAIRS]}
+    chosen = _overlap_item(conn, campaign, digest, pairs, rng, allowed) if pairs else None
     if chosen is None:
         chosen = _fresh_item(conn, digest, pairs, rng)
     if chosen is None:
@@ -209,8 +222,8 @@ def _fresh_item(conn, digest: str, pairs: list[tuple], rng: random.Random) -> tu
     return None
 
 
-def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple],
-                  rng: random.Random) -> tuple[tuple, str] | None:
+def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple], rng: random.Random,
+                  allowed_ids: set[int] | None = None) -> tuple[tuple, str] | None:
     """An item another annotator has voted on, when the overlap rule asks for one (module docstring, rule 4)."""
     started, shared, complete = (sum(p[i] for p in pairs) for i in (7, 8, 9))
     wanted = []  # ranges of 'served to n annotators' to draw from, in order
@@ -220,10 +233,12 @@ def _overlap_item(conn, campaign: Campaign, digest: str, pairs: list[tuple],
         wanted.append((1, 1))
     if not wanted:
         return None
-    slack = ACTIVE_SLACK if campaign.active_sampling else 0
-    least = min(p[3] for p in pairs)
+    if allowed_ids is None:
+        slack = ACTIVE_SLACK if campaign.active_sampling else 0
+        least = min(p[3] for p in pairs)
+        allowed_ids = {p[0] for p in pairs if p[3] <= least + slack}
     # What a fresh serve may take now; the pair with the fewest overlap items first, then in the fresh order.
-    allowed = sorted((p for p in pairs if p[3] <= least + slack), key=lambda p: p[8])
+    allowed = sorted((p for p in pairs if p[0] in allowed_ids), key=lambda p: p[8])
     rank = {p[0]: i for i, p in enumerate(allowed)}
     order = "CASE pq.pair_id " + " ".join(f"WHEN {pair_id} THEN {i}" for pair_id, i in rank.items()) + " END"
     partners = conn.execute(

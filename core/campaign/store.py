@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import sqlite3
 import time
@@ -53,6 +54,7 @@ class Campaign:
     active_sampling: bool = False  # prefer uncertain pairs (see core.campaign.scheduler)
     overlap: float = 0.0  # share of real items judged by overlap_k annotators (see core.campaign.scheduler)
     overlap_k: int = 2
+    rank_target: str | None = None  # "top:N" or "adjacent": serve toward separating those ranks (core.campaign.target)
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,17 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
                     dimensions: Sequence[str] = (DEFAULT_DIMENSION,), golden_rate: float = DEFAULT_GOLDEN_RATE,
                     target: int = DEFAULT_TARGET, cleaning: CleaningRules = CleaningRules(),
                     seed: int | None = None, active_sampling: bool = False, overlap: float = DEFAULT_OVERLAP,
-                    overlap_k: int = DEFAULT_OVERLAP_K) -> Campaign:
+                    overlap_k: int = DEFAULT_OVERLAP_K, rank_target: str | None = None) -> Campaign:
     """Store a campaign from validated answers (and golden items) in one transaction.
 
     Refused (CampaignError, nothing stored) when a setting is out of range or the golden pool cannot give
     each annotator the minimum of :mod:`core.campaign.golden`.
     """
     name = _check_settings(name, dimensions, golden_rate, target, overlap, overlap_k)
+    rank_target = parse_rank_target(rank_target)
+    if rank_target and active_sampling:
+        raise CampaignError("choose active sampling or a rank target, not both: a rank target already serves the "
+                            "pairs whose votes help it most")
     dimensions = tuple(d.strip() for d in dimensions)
     if golden_rate > 0 and (golden is None or golden.empty):
         raise CampaignError(f"golden_rate is {golden_rate:g} but there are no golden items: add a golden file "
@@ -92,9 +98,10 @@ def create_campaign(conn: sqlite3.Connection, name: str, answers: pd.DataFrame, 
             raise CampaignError(f"a campaign named {name!r} already exists")
         campaign_id = conn.execute(
             "INSERT INTO campaign_campaigns (name, created_at, dimensions, golden_rate, target, seed, cleaning, "
-            "active_sampling, overlap, overlap_k) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "active_sampling, overlap, overlap_k, rank_target) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [name, time.time(), json.dumps(dimensions), float(golden_rate), int(target), seed,
-             json.dumps(asdict(cleaning)), int(bool(active_sampling)), float(overlap), int(overlap_k)]).lastrowid
+             json.dumps(asdict(cleaning)), int(bool(active_sampling)), float(overlap), int(overlap_k),
+             rank_target]).lastrowid
         queries = answers.drop_duplicates("query_id")
         conn.executemany("INSERT INTO campaign_queries VALUES (?, ?, ?, ?, ?)",
                          [(campaign_id, q, p, c, g) for q, p, c, g in
@@ -143,16 +150,30 @@ def _check_settings(name: str, dimensions: Sequence[str], golden_rate: float, ta
     return name
 
 
+def parse_rank_target(text: str | None) -> str | None:
+    """The stored form of a rank target: ``top:N`` (ranks 1 to N separated from each other and from rank N + 1;
+    written ``top3``, ``top:3`` or ``top 3``), ``adjacent`` (every rank from the next) or None (no target)."""
+    value = re.sub(r"\s+", "", str(text or "")).lower()
+    if value in ("", "none"):
+        return None
+    if value == "adjacent":
+        return value
+    match = re.fullmatch(r"top:?(\d+)", value)
+    if match is None or int(match.group(1)) < 1:
+        raise CampaignError(f"rank target must be top:N (N ≥ 1, e.g. top3 or top:3), adjacent or none, not {text!r}")
+    return f"top:{int(match.group(1))}"
+
+
 def get_campaign(conn: sqlite3.Connection, name: str | int) -> Campaign:
     key = "id" if isinstance(name, int) else "name"
     row = conn.execute(f"SELECT id, name, dimensions, golden_rate, target, seed, cleaning, active_sampling, overlap, "
-                       f"overlap_k FROM campaign_campaigns WHERE {key} = ?", [name]).fetchone()
+                       f"overlap_k, rank_target FROM campaign_campaigns WHERE {key} = ?", [name]).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT name FROM campaign_campaigns ORDER BY id")]
         raise CampaignError(f"no campaign named {name!r}" + (f" (campaigns: {', '.join(known)})" if known else ""))
-    id_, name, dims, rate, target, seed, cleaning, active, overlap, overlap_k = row
+    id_, name, dims, rate, target, seed, cleaning, active, overlap, overlap_k, rank_target = row
     return Campaign(id_, name, tuple(json.loads(dims)), rate, target, seed, CleaningRules(**json.loads(cleaning)),
-                    bool(active), float(overlap), int(overlap_k))
+                    bool(active), float(overlap), int(overlap_k), rank_target or None)
 
 
 def list_campaigns(conn: sqlite3.Connection) -> list[Campaign]:

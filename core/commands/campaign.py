@@ -20,6 +20,7 @@ from core.campaign.store import (
     progress,
     revoke_token,
 )
+from core.campaign.target import target_label, target_state
 from core.collect.export import run_answers_for_campaign
 from core.commands.parsers import CLEANING_RULES
 from core.formats import terminal_text as shown
@@ -66,12 +67,16 @@ def _create(conn, args: argparse.Namespace) -> int:
     cleaning = CleaningRules(**{rule: rule not in args.no_clean for rule in CLEANING_RULES})
     campaign = create_campaign(conn, args.name, answers, golden, dimensions=_names(args.dimensions),
                                golden_rate=rate, target=args.target, cleaning=cleaning, seed=args.seed,
-                               active_sampling=args.active_sampling, overlap=args.overlap, overlap_k=args.overlap_k)
+                               active_sampling=args.active_sampling, overlap=args.overlap, overlap_k=args.overlap_k,
+                               rank_target=args.rank_target)
     n_models = answers["model"].nunique()
     print(f"campaign '{shown(campaign.name)}': {answers['query_id'].nunique():,} queries, {n_models} models, "
           f"{0 if golden is None else len(golden):,} golden items (rate {campaign.golden_rate:g}), "
           f"dimensions {shown(', '.join(campaign.dimensions))}, target {campaign.target:,} items per annotator, "
           f"{_overlap_setting(campaign)}")
+    if campaign.rank_target:
+        print(f"rank target {campaign.rank_target}: {target_label(campaign.rank_target)} (balanced serving until "
+              f"every pair has a vote and again once it is reached)")
     supply = golden_supply(0 if golden is None else len(golden), campaign.golden_rate, campaign.target)
     if supply.planned:
         print(supply.summary())
@@ -123,6 +128,7 @@ def _status(conn, args: argparse.Namespace) -> int:
     campaign = get_campaign(conn, args.name)
     table = progress(conn, campaign)
     overlap = overlap_count(conn, campaign)
+    state = target_state(conn, campaign)
     # An item is judged on every dimension (a judgement each); a golden item counts once (its first dimension).
     table["judgements"] = (table["done"] - table["golden_done"]) * len(campaign.dimensions) + table["golden_done"]
     items, judgements = int(table["done"].sum()), int(table["judgements"].sum())
@@ -132,6 +138,7 @@ def _status(conn, args: argparse.Namespace) -> int:
                           "overlap": campaign.overlap, "overlap_k": campaign.overlap_k,
                           "items": items, "judgements": judgements,
                           "real_items_judged": overlap.items, "real_items_judged_2plus": overlap.items_2plus,
+                          "rank_target": None if state is None else state.to_dict(),
                           "annotators": json.loads(table.to_json(orient="records"))}))
         return 0
     print(f"campaign '{shown(campaign.name)}': {items:,} items judged ({judgements:,} judgements over "
@@ -140,7 +147,25 @@ def _status(conn, args: argparse.Namespace) -> int:
     share = "" if overlap.share is None else f" ({overlap.share:.1%})"
     print(f"  real items judged: {overlap.items:,}; by 2+ annotators: {overlap.items_2plus:,}{share} "
           f"[{_overlap_setting(campaign)}]")
+    if state is not None:
+        _print_target(state)
     for row in table.itertuples(index=False):
         state = "revoked" if row.revoked else f"{row.done:,} / {row.target:,} items"
         print(f"  {shown(row.annotator)}\t{state}\tgolden {row.golden_done:,}\t{row.judgements:,} judgements")
     return 0
+
+
+def _print_target(state) -> None:
+    if state.reached_at is not None:
+        verdict = f"REACHED at {state.reached_at:,} votes (served balanced since)"
+    elif state.reached:
+        verdict = "REACHED (served balanced from the scheduler's next refit, within a few votes)"
+    elif state.warming_up:
+        verdict = "not reached; warming up (served balanced until every pair has a vote)"
+    else:
+        verdict = "not reached (serving the pairs that help it most)"
+    print(f"  rank target {state.target} ({state.label}), {1 - state.alpha:.0%} intervals: {verdict}")
+    for pair in state.pairs:
+        mark = "separated" if pair.separated else "not separated"
+        print(f"    rank {pair.rank} {shown(pair.higher)} vs {shown(pair.lower)}: gap {pair.gap:+.1f} Elo "
+              f"[{pair.ci_low:+.1f}, {pair.ci_high:+.1f}], {pair.votes:,} direct votes, {mark}")

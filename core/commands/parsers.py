@@ -140,6 +140,11 @@ def _add_campaign(sub: argparse._SubParsersAction) -> dict:
     create.add_argument("--active-sampling", action="store_true",
                         help="prefer the pairs whose order is most uncertain under the current Bradley–Terry fit "
                              "(pair counts may then differ by a few)")
+    create.add_argument("--rank-target", metavar="top3|top:N|adjacent",
+                        help="serve toward a ranking goal instead of evenly: top:N separates ranks 1 to N from each "
+                             "other and from rank N + 1, adjacent every rank from the next (95%% intervals of the "
+                             "Bradley–Terry gap excluding 0); once every pair has a vote, each serve takes the pair "
+                             "whose vote brings the hardest target pair closest to that; balanced again once reached")
     tokens = actions.add_parser("tokens", help="list, add or revoke annotator tokens")
     tokens.add_argument("name", metavar="NAME")
     tokens.add_argument("--add", type=int, default=0, metavar="N", help="issue N more tokens")

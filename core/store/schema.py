@@ -24,7 +24,7 @@ from core.schema import OUTCOMES, STYLE_COUNT_COLUMNS
 from core.store.tables import TYPES_OF_TABLE, data_table_sql, labeled_view_sql
 from core.store.transactions import write_transaction
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class SchemaTooNew(EvalBoardError, RuntimeError):
@@ -50,7 +50,11 @@ CREATE TABLE IF NOT EXISTS campaign_campaigns (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at REAL NOT NULL,
     dimensions TEXT NOT NULL, golden_rate REAL NOT NULL, target INTEGER NOT NULL,
     seed INTEGER NOT NULL, cleaning TEXT NOT NULL, active_sampling INTEGER NOT NULL DEFAULT 0,
-    overlap REAL NOT NULL DEFAULT 0, overlap_k INTEGER NOT NULL DEFAULT 2);
+    overlap REAL NOT NULL DEFAULT 0, overlap_k INTEGER NOT NULL DEFAULT 2, rank_target TEXT);
+-- A rank target's Bradley–Terry fit, refitted every few votes (core.campaign.target): θ per model as JSON,
+-- and the votes at which the target was first reached (NULL: not yet).
+CREATE TABLE IF NOT EXISTS campaign_target_fit (
+    campaign_id INTEGER PRIMARY KEY, judged INTEGER NOT NULL, theta TEXT NOT NULL, reached_at INTEGER);
 CREATE TABLE IF NOT EXISTS campaign_queries (
     campaign_id INTEGER NOT NULL, query_id TEXT NOT NULL, prompt TEXT NOT NULL,
     category TEXT, game_id TEXT NOT NULL, PRIMARY KEY (campaign_id, query_id));
@@ -256,8 +260,13 @@ def _to_4(conn: sqlite3.Connection) -> None:
         _add_column(conn, "votes", column, "REAL")
 
 
+def _to_5(conn: sqlite3.Connection) -> None:
+    """Version 5: a campaign may have a rank target (core.campaign.target). Campaigns made before have none."""
+    _add_column(conn, "campaign_campaigns", "rank_target", "TEXT")
+
+
 # MIGRATIONS[v] takes a file from version v - 1 to v. Each must be safe on a partly migrated file.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3, 4: _to_4}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3, 4: _to_4, 5: _to_5}
 _EXPECTED = expected_objects()
 
 
