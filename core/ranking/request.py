@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.annotators.quality import annotator_quality, apply_policy
+from core.annotators import screen as annotator_screen
+from core.annotators.quality import DEFAULT_RULES, annotator_quality, apply_policy, parse_rules
 from core.errors import EvalBoardError, SettingError
 from core.filters import Filters
 from core.filters import apply as apply_filters
@@ -189,6 +190,8 @@ class PreparedVotes:
     quality: pd.DataFrame = field(repr=False)
     dimension: DimensionChoice
     policy: PolicyOutcome
+    rules: tuple[str, ...] = DEFAULT_RULES  # the qualification rules applied (--qualify)
+    screen: annotator_screen.ScreenResult | None = field(default=None, repr=False)  # when "screen" is a rule
 
     @property
     def unqualified(self) -> tuple[str, ...]:
@@ -202,7 +205,10 @@ class PreparedVotes:
 
     def as_dict(self) -> dict[str, Any]:
         """The request's block of every JSON output."""
-        return {**self.counts(), "dimension": self.dimension.as_dict(), "annotator_policy": self.policy.as_dict()}
+        out = {**self.counts(), "dimension": self.dimension.as_dict(), "annotator_policy": self.policy.as_dict()}
+        if self.rules != DEFAULT_RULES:  # the default rules add nothing: outputs stay as they were
+            out["annotator_policy"]["qualification_rules"] = list(self.rules)
+        return out
 
     def lines(self, how: str = "choose with --dimension") -> list[str]:
         """The sentences every markdown output and page caption shows."""
@@ -213,6 +219,8 @@ class PreparedVotes:
         if dimension:
             out.append(dimension[0].upper() + dimension[1:])
         text = self.policy.describe()
+        if self.rules != DEFAULT_RULES:
+            text += f" (qualification rules: {', '.join(self.rules)})"
         out.append(text[0].upper() + text[1:])
         return out
 
@@ -243,26 +251,34 @@ def choose_dimension(votes: pd.DataFrame, requested: tuple[str, ...] | str | Non
 
 
 def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters = Filters(),
-                  dimension: str | None = None, by: list[str] | tuple[str, ...] = (), alpha: float = 0.05
-                  ) -> PreparedVotes:
+                  dimension: str | None = None, by: list[str] | tuple[str, ...] = (), alpha: float = 0.05,
+                  qualify: str | tuple[str, ...] | None = None) -> PreparedVotes:
     """Filter, choose the dimension, assess annotators once on one row per item, apply ``policy``.
 
     ``dimension`` (the CLI's ``--dimension``) or ``filters.dimensions`` picks the dimension; ``by``
     containing "dimension" keeps every (picked) dimension. ``alpha``: level of the golden-accuracy
-    intervals in the quality table (the rules do not use it).
+    intervals in the quality table (the rules do not use it). ``qualify``: the qualification rules
+    (``--qualify``, default golden,fast); with "screen", the sequential screen (docs/methods.md §17, at its
+    fixed level core.annotators.screen.SCREEN_ALPHA) of the analysed dimension's votes makes the annotators
+    it flags unqualified too.
     """
+    rules = parse_rules(qualify)
     if policy not in POLICIES:
         raise SettingError(f"--policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     base = apply_filters(frame, replace(filters, dimensions=()))
     choice = choose_dimension(base, dimension or filters.dimensions, by)
+    selected = dimension_rows(base, choice)
+    screen = None
     if "annotator_id" in base and base["annotator_id"].notna().any():
-        quality = annotator_quality(one_row_per_item(base), alpha)
+        quality = annotator_quality(one_row_per_item(base), alpha, rules)
+        if "screen" in rules:
+            screen = annotator_screen.screen_votes(selected)
+            quality = annotator_screen.mark_unqualified(quality, screen)
         unqualified = tuple(sorted(quality.loc[quality["status"] == "unqualified", "annotator_id"].astype(str)))
         assessed = True
     else:
         quality = annotator_quality(base.iloc[:0], alpha)
         unqualified, assessed = (), False
-    selected = dimension_rows(base, choice)
     votes, _ = apply_policy(selected, policy, unqualified=unqualified)
     everything = votes if selected is base else apply_policy(base, policy, unqualified=unqualified)[0]
     if unqualified:
@@ -270,7 +286,7 @@ def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters
         outcome = PolicyOutcome(policy, unqualified, int(len(mine)), count_items(mine), assessed)
     else:
         outcome = PolicyOutcome(policy, (), 0, 0, assessed)
-    return PreparedVotes(votes, selected, everything, quality, choice, outcome)
+    return PreparedVotes(votes, selected, everything, quality, choice, outcome, rules, screen)
 
 
 def dimension_rows(votes: pd.DataFrame, choice: DimensionChoice) -> pd.DataFrame:
