@@ -141,13 +141,16 @@ class PolicyOutcome:
     judgements: int  # judgements (rows, golden ones included) of the unqualified annotators in scope
     items: int  # the judged items they stand for
     assessed: bool  # False: no annotator ids, nobody to assess
+    rules: tuple[str, ...] = DEFAULT_RULES  # the qualification rules that decided who is unqualified
 
     @property
     def left_out(self) -> int:
         return self.judgements if self.policy == "exclude" else 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "unqualified_annotators": list(self.unqualified),
+        # the default rules add no key, so outputs without --qualify stay as they were
+        rules = {"qualification_rules": list(self.rules)} if self.rules != DEFAULT_RULES else {}
+        return {"policy": self.policy, **rules, "unqualified_annotators": list(self.unqualified),
                 "annotators_left_out": len(self.unqualified) if self.policy == "exclude" else 0,
                 "judgements_left_out": self.left_out,
                 "items_left_out": self.items if self.policy == "exclude" else 0,
@@ -163,7 +166,8 @@ class PolicyOutcome:
     def describe(self) -> str:
         """One sentence, e.g. "annotator policy exclude: 116 judgements (58 items) of 2 unqualified
         annotators left out"."""
-        head = f"annotator policy {self.policy}"
+        head = f"annotator policy {self.policy}" + (
+            f" (qualification rules: {', '.join(self.rules)})" if self.rules != DEFAULT_RULES else "")
         if not self.assessed:
             return f"{head}: no annotator ids, nobody to assess"
         if not self.unqualified:
@@ -190,7 +194,6 @@ class PreparedVotes:
     quality: pd.DataFrame = field(repr=False)
     dimension: DimensionChoice
     policy: PolicyOutcome
-    rules: tuple[str, ...] = DEFAULT_RULES  # the qualification rules applied (--qualify)
     screen: annotator_screen.ScreenResult | None = field(default=None, repr=False)  # when "screen" is a rule
 
     @property
@@ -205,10 +208,7 @@ class PreparedVotes:
 
     def as_dict(self) -> dict[str, Any]:
         """The request's block of every JSON output."""
-        out = {**self.counts(), "dimension": self.dimension.as_dict(), "annotator_policy": self.policy.as_dict()}
-        if self.rules != DEFAULT_RULES:  # the default rules add nothing: outputs stay as they were
-            out["annotator_policy"]["qualification_rules"] = list(self.rules)
-        return out
+        return {**self.counts(), "dimension": self.dimension.as_dict(), "annotator_policy": self.policy.as_dict()}
 
     def lines(self, how: str = "choose with --dimension") -> list[str]:
         """The sentences every markdown output and page caption shows."""
@@ -219,8 +219,6 @@ class PreparedVotes:
         if dimension:
             out.append(dimension[0].upper() + dimension[1:])
         text = self.policy.describe()
-        if self.rules != DEFAULT_RULES:
-            text += f" (qualification rules: {', '.join(self.rules)})"
         out.append(text[0].upper() + text[1:])
         return out
 
@@ -283,10 +281,10 @@ def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters
     everything = votes if selected is base else apply_policy(base, policy, unqualified=unqualified)[0]
     if unqualified:
         mine = selected[selected["annotator_id"].astype(object).isin(unqualified).to_numpy()]
-        outcome = PolicyOutcome(policy, unqualified, int(len(mine)), count_items(mine), assessed)
+        outcome = PolicyOutcome(policy, unqualified, int(len(mine)), count_items(mine), assessed, rules)
     else:
-        outcome = PolicyOutcome(policy, (), 0, 0, assessed)
-    return PreparedVotes(votes, selected, everything, quality, choice, outcome, rules, screen)
+        outcome = PolicyOutcome(policy, (), 0, 0, assessed, rules)
+    return PreparedVotes(votes, selected, everything, quality, choice, outcome, screen)
 
 
 def dimension_rows(votes: pd.DataFrame, choice: DimensionChoice) -> pd.DataFrame:
