@@ -9,6 +9,10 @@
   behind the command, ``robustness(prepare_votes(frame, policy))``, on votes already loaded (median of
   --repeats, wall-clock with the CPU time beside it: the machine is shared, CPU time is the steadier figure).
   Target (issue: decisions, part 2): ≤ 10 s.
+* screen: the sequential annotator screen (docs/methods.md §17), ``screen_votes`` on 1,000,000 votes of 500
+  annotators (core.annotators.screen_sample: 50 models, 30 % reversed, 10 % random annotators, parsed as
+  core.io does), and the request with the qualification rule, ``prepare_votes(frame, qualify=
+  "golden,fast,screen")``, beside the same request without it.
 Figures are printed and written to bench/out/decisions.json.
 """
 
@@ -25,6 +29,8 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from core.annotators.screen import screen_votes  # noqa: E402
+from core.annotators.screen_sample import population  # noqa: E402
 from core.decisions.robustness import robustness  # noqa: E402
 from core.io.votes import votes_from_frame  # noqa: E402
 from core.ranking.request import prepare_votes  # noqa: E402
@@ -75,7 +81,30 @@ def bench_robustness(repeats: int) -> dict:
     return figures
 
 
-SECTIONS = {"robustness": bench_robustness}
+def bench_screen(repeats: int) -> dict:
+    raw, kinds = population(seed=0, n_models=50, n_annotators=500, votes_each=2_000)
+    frame = votes_from_frame(raw, "screen population")[0]
+    calls = {"screen_votes": lambda: screen_votes(frame),
+             "prepare_votes with --qualify golden,fast,screen":
+                 lambda: prepare_votes(frame, qualify="golden,fast,screen"),
+             "prepare_votes (default rules)": lambda: prepare_votes(frame)}
+    figures = {"rows": len(frame), "annotators": len(kinds)}
+    for name, call in calls.items():
+        runs = [timed(call) for _ in range(repeats)]
+        wall, cpu = statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs)
+        figures[name] = {"wall_s_median": round(wall, 3), "cpu_s_median": round(cpu, 3),
+                         "wall_s_runs": [round(r[1], 3) for r in runs]}
+        print(f"screen, {name}: 1M votes, 500 annotators; median wall {wall:.2f} s, CPU {cpu:.2f} s ({repeats} runs)")
+    flagged = set(screen_votes(frame).flagged)
+    for kind in ("reversed", "random", "honest"):
+        mine = [a for a, k in kinds.items() if k == kind]
+        figures[f"flagged_{kind}"] = f"{sum(a in flagged for a in mine)} of {len(mine)}"
+    print(f"screen flags: {figures['flagged_reversed']} reversed, {figures['flagged_random']} random, "
+          f"{figures['flagged_honest']} honest")
+    return figures
+
+
+SECTIONS = {"robustness": bench_robustness, "screen": bench_screen}
 
 
 def main(argv: list[str] | None = None) -> int:
