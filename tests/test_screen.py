@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from core.annotators.quality import DEFAULT_RULES, parse_rules
 from core.annotators.screen import RELIABILITIES, SCREEN_ALPHA, mark_unqualified, screen_votes
 from core.annotators.screen_sample import population
+from core.charts.annotators import screen_path
 from core.cli import main
 from core.errors import SettingError
 from core.io.votes import votes_from_frame
@@ -246,3 +247,27 @@ def test_votes_without_annotators_get_a_clear_screen_message(tmp_path, capsys):
     _toy().drop(columns="annotator_id").to_csv(path, index=False)
     assert main(["annotators", str(path), "--format", "markdown"]) == 0
     assert "Not available: no annotator\\_id column" in capsys.readouterr().out
+
+
+def test_the_report_bundle_carries_the_screen(tmp_path):
+    frame, _ = population(seed=7, n_annotators=30, votes_each=30)
+    path = tmp_path / "votes.csv"
+    frame.to_csv(path, index=False)
+    assert main(["report", str(path), "--out", str(tmp_path / "out"), "--bootstrap", "20", "--no-png",
+                 "--qualify", "golden,fast,screen"]) == 0
+    data = json.loads((tmp_path / "out" / "report.json").read_text())
+    flagged = [f["annotator_id"] for f in data["annotators"]["screen"]["flagged"]]
+    assert flagged == list(screen_votes(frame).flagged)
+    assert data["annotators"]["annotator_policy"]["unqualified_annotators"] == sorted(flagged)
+    assert "Sequential screen" in (tmp_path / "out" / "BT_ANALYSIS_REPORT.md").read_text()
+
+
+def test_the_running_log_lr_chart_draws_the_line_and_the_flag():
+    frame, _ = population(seed=0)
+    result = screen_votes(frame)
+    row = result.annotators[result.annotators["flagged"]].iloc[0]
+    fig = screen_path(result.running_log_lr(row["annotator_id"]), result.threshold, row["annotator_id"],
+                      int(row["flagged_at_vote"]))
+    line, flag = fig.data
+    assert len(line.y) == row["votes_seen"] and list(flag.x) == [row["flagged_at_vote"]]
+    assert fig.layout.shapes[0].y0 == pytest.approx(np.log(20))
