@@ -271,3 +271,11 @@ def test_the_running_log_lr_chart_draws_the_line_and_the_flag():
     line, flag = fig.data
     assert len(line.y) == row["votes_seen"] and list(flag.x) == [row["flagged_at_vote"]]
     assert fig.layout.shapes[0].y0 == pytest.approx(np.log(20))
+
+
+def test_a_model_filtered_away_does_not_change_the_fit():
+    frame, _ = population(seed=8, n_annotators=20, votes_each=30)
+    parsed = votes_from_frame(frame, "votes")[0]
+    without = parsed[(parsed["model_a"] != "m09") & (parsed["model_b"] != "m09")]  # m09 stays a category
+    plain = frame[(frame["model_a"] != "m09") & (frame["model_b"] != "m09")]
+    np.testing.assert_allclose(screen_votes(without).path, screen_votes(plain).path, rtol=1e-9)

@@ -108,12 +108,14 @@ def screen_votes(votes: pd.DataFrame, alpha: float = SCREEN_ALPHA) -> ScreenResu
         return _empty(alpha, "no vote with an annotator outside the golden questions")
     left, right, models = _model_codes(frame)
     outcome = _outcome_codes(frame["winner"])
-    usable = (left != right) & (outcome >= 0)
+    usable = (left != right) & (left >= 0) & (right >= 0) & (outcome >= 0)
     if not usable.all():
         frame, left, right, outcome = frame[usable], left[usable], right[usable], outcome[usable]
     if len(frame) == 0:
         return _empty(alpha, "no vote between two different models")
-    pi = _fitted_strengths(left, right, outcome, models)
+    used, codes = np.unique(np.r_[left, right], return_inverse=True)  # models without a vote stay out of the fit
+    left, right = codes[:len(left)], codes[len(left):]
+    pi = _fitted_strengths(left, right, outcome, len(used))
     step = _log_factors(pi[left], pi[right], outcome)
     who, names = _codes(frame["annotator_id"])
     order = _screen_order(frame, who)
