@@ -132,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, text in (("bias", "bias diagnostics of blind A/B votes (position, order, exposure, length, pairing) "
                                 "and corrected rankings"),
-                       ("annotators", "annotator quality (golden accuracy, fast answers) and agreement")):
+                       ("annotators", "annotator quality (golden accuracy, fast answers, the sequential screen) and "
+                                      "agreement")):
         diagnostics = sub.add_parser(name, help=text)
         diagnostics.add_argument("votes", metavar="VOTES")
         diagnostics.add_argument("--alpha", type=float, default=0.05)
