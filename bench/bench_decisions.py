@@ -11,6 +11,10 @@
   Target (issue: decisions, part 2): ≤ 10 s.
 * drift: the same 1,000,000 synthetic votes spread evenly over 12 ISO weeks; timed: ``drift(prepared, "week")``
   on votes already prepared (median of --repeats). Target (issue: decisions, part 3): ≤ 5 s.
+* screen: the sequential annotator screen (docs/methods.md §17), ``screen_votes`` on 1,000,000 votes of 500
+  annotators (core.annotators.screen_sample: 50 models, 30 % reversed, 10 % random annotators, parsed as
+  core.io does), and the request with the qualification rule, ``prepare_votes(frame, qualify=
+  "golden,fast,screen")``, beside the same request without it.
 Figures are printed and written to bench/out/decisions.json.
 """
 
@@ -28,6 +32,8 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+from core.annotators.screen import screen_votes  # noqa: E402
+from core.annotators.screen_sample import population  # noqa: E402
 from core.decisions.drift import drift  # noqa: E402
 from core.decisions.robustness import robustness  # noqa: E402
 from core.io.votes import votes_from_frame  # noqa: E402
@@ -100,7 +106,30 @@ def bench_drift(repeats: int) -> dict:
             "within_target": wall <= DRIFT_TARGET_S}
 
 
-SECTIONS = {"robustness": bench_robustness, "drift": bench_drift}
+def bench_screen(repeats: int) -> dict:
+    raw, kinds = population(seed=0, n_models=50, n_annotators=500, votes_each=2_000)
+    frame = votes_from_frame(raw, "screen population")[0]
+    calls = {"screen_votes": lambda: screen_votes(frame),
+             "prepare_votes with --qualify golden,fast,screen":
+                 lambda: prepare_votes(frame, qualify="golden,fast,screen"),
+             "prepare_votes (default rules)": lambda: prepare_votes(frame)}
+    figures = {"rows": len(frame), "annotators": len(kinds)}
+    for name, call in calls.items():
+        runs = [timed(call) for _ in range(repeats)]
+        wall, cpu = statistics.median(r[1] for r in runs), statistics.median(r[2] for r in runs)
+        figures[name] = {"wall_s_median": round(wall, 3), "cpu_s_median": round(cpu, 3),
+                         "wall_s_runs": [round(r[1], 3) for r in runs]}
+        print(f"screen, {name}: 1M votes, 500 annotators; median wall {wall:.2f} s, CPU {cpu:.2f} s ({repeats} runs)")
+    flagged = set(screen_votes(frame).flagged)
+    for kind in ("reversed", "random", "honest"):
+        mine = [a for a, k in kinds.items() if k == kind]
+        figures[f"flagged_{kind}"] = f"{sum(a in flagged for a in mine)} of {len(mine)}"
+    print(f"screen flags: {figures['flagged_reversed']} reversed, {figures['flagged_random']} random, "
+          f"{figures['flagged_honest']} honest")
+    return figures
+
+
+SECTIONS = {"robustness": bench_robustness, "drift": bench_drift, "screen": bench_screen}
 
 
 def main(argv: list[str] | None = None) -> int:

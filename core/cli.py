@@ -148,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, text in (("bias", "bias diagnostics of blind A/B votes (position, order, exposure, length, pairing) "
                                 "and corrected rankings"),
-                       ("annotators", "annotator quality (golden accuracy, fast answers) and agreement")):
+                       ("annotators", "annotator quality (golden accuracy, fast answers, the sequential screen) and "
+                                      "agreement")):
         diagnostics = sub.add_parser(name, help=text)
         diagnostics.add_argument("votes", metavar="VOTES")
         diagnostics.add_argument("--alpha", type=float, default=0.05)
@@ -184,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 POLICY_HELP = ("what every analysis does with the judgements of unqualified annotators (golden accuracy, fast "
                "answers): keep, exclude (the default) or downweight (count half); --annotators is the same option")
+QUALIFY_HELP = ("which rules make an annotator unqualified: golden (golden accuracy), fast (fast answers), screen "
+                "(the sequential screen of their votes against the fitted model, docs/methods.md §17); default "
+                "golden,fast")
 DIMENSION_HELP = ("the dimension to analyse when the votes judge several (default: the first, in the order the "
                   "data shows them); one at a time, so an item judged on two dimensions counts once")
 
@@ -192,6 +196,7 @@ def _request_options(parser: argparse.ArgumentParser) -> None:
     """The options that prepare a request's votes for every analysis (core.ranking.request): the same everywhere."""
     parser.add_argument("--policy", "--annotators", dest="policy", choices=POLICIES, default="exclude",
                         help=POLICY_HELP)
+    parser.add_argument("--qualify", metavar="RULES", default="golden,fast", help=QUALIFY_HELP)
     parser.add_argument("--dimension", metavar="NAME", help=DIMENSION_HELP)
 
 

@@ -1,12 +1,16 @@
-"""Helpers of the Annotators page: the cached report and its column formats (no page flow here)."""
+"""Helpers of the Annotators page: the cached report, its column formats, and the sequential screen section."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core.annotators.quality import response_times
+from core.annotators.render import screen_sentence, screen_table
 from core.annotators.report import AnnotatorReport, build_prepared
+from core.annotators.screen import ScreenResult
+from core.charts.annotators import screen_path
 from core.filters import Filters
 from pages._filters import DIMENSION_HOW
 from pages._request import prepared_request
@@ -28,3 +32,30 @@ QUALITY_FORMATS = {"Votes": st.column_config.NumberColumn(format="localized"),
                    "Golden": st.column_config.NumberColumn(format="localized")}
 COMPARISON_FORMATS = {"Elo (all votes)": st.column_config.NumberColumn(format="%.1f"),
                       "Elo (qualified only)": st.column_config.NumberColumn(format="%.1f")}
+SCREEN_FORMATS = {"log LR at flag": st.column_config.NumberColumn(format="%.2f"),
+                  "Highest log LR": st.column_config.NumberColumn(format="%.2f")}
+
+
+def draw_screen(screen: ScreenResult | None) -> None:
+    """The "Sequential screen" section: who was flagged and when, and one annotator's running log-LR."""
+    st.subheader("Sequential screen")
+    if screen is None or screen.reason is not None:
+        st.info(f"No screen: {screen.reason if screen is not None else 'no votes'}.")
+        return
+    st.caption(screen_sentence(screen) + " Flagged annotators count as unqualified only under the qualification "
+               "rule screen (`--qualify golden,fast,screen` on the command line).")
+    rows = screen.annotators
+    flagged = rows[rows["flagged"]]
+    a, b = st.columns(2)
+    a.metric("Annotators screened", f"{len(rows):,}")
+    b.metric("Flagged", f"{len(flagged):,}", help=f"At most α = {screen.alpha:g} of honest annotators expected.")
+    if len(flagged):
+        st.dataframe(screen_table(screen), hide_index=True, column_config=SCREEN_FORMATS, key="annotators_screen")
+    # flagged first (earliest flag first), then the others by how close they came to the line
+    order = pd.concat([flagged.sort_values(["flagged_at_vote", "annotator_id"]),
+                       rows[~rows["flagged"]].sort_values(["max_log_lr", "annotator_id"], ascending=[False, True])])
+    choice = st.selectbox("Annotator", order["annotator_id"].tolist(), key="annotators_screen_pick",
+                          help="Flagged annotators first, then the others by their highest log likelihood ratio.")
+    row = rows[rows["annotator_id"] == choice].iloc[0]
+    st.plotly_chart(screen_path(screen.running_log_lr(choice), screen.threshold, choice,
+                                int(row["flagged_at_vote"])), key="annotators_screen_path")

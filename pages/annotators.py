@@ -1,5 +1,5 @@
-"""Annotators: who can be trusted (golden accuracy, fast answers), how much they agree, and what leaving
-the unqualified out does to the ranking."""
+"""Annotators: who can be trusted (golden accuracy, fast answers), how much they agree, whose votes the
+sequential screen flags, and what leaving the unqualified out does to the ranking."""
 
 import streamlit as st
 
@@ -7,7 +7,7 @@ from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN
 from core.annotators.render import coefficient, comparison_table, kappa_table, quality_table
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
-from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators
+from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators, draw_screen
 from pages._filters import active_filters, active_policy
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
@@ -83,6 +83,8 @@ else:
                          f"{ag['min_overlap_items']} shared items)"):
             st.dataframe(pairs, hide_index=True, column_config={"κ": st.column_config.NumberColumn(format="%.3f")},
                          key="annotators_pairs")
+
+draw_screen(report.screen)
 
 st.subheader("Ranking with and without the unqualified")
 comparison = report.comparison

@@ -131,9 +131,11 @@ def test_random_clickers_flagged_unqualified(demo_report):
 def test_json_has_exactly_the_contract_keys(demo_report):
     data = json.loads(annotator_render.to_json(demo_report))
     assert set(data) >= {"annotators", "agreement"}
-    # the extras: the exclusion effect and the request (items, judgements, dimension, annotator policy)
-    assert set(data) - {"annotators", "agreement"} <= {"exclusion_effect", "n_items", "n_judgements", "n_golden",
-                                                       "dimension", "annotator_policy"}
+    # the extras: the exclusion effect, the sequential screen and the request (items, judgements, dimension,
+    # annotator policy)
+    assert set(data) - {"annotators", "agreement"} <= {"exclusion_effect", "screen", "n_items", "n_judgements",
+                                                       "n_golden", "dimension", "annotator_policy"}
+    assert {"flagged", "alpha", "method"} <= set(data["screen"])
     assert all(set(row) == CONTRACT_ANNOTATOR_KEYS for row in data["annotators"])
     assert CONTRACT_AGREEMENT_KEYS <= set(data["agreement"])
     assert all(set(p) == CONTRACT_PAIR_KEYS for p in data["agreement"]["cohen_kappa"])

@@ -36,7 +36,7 @@ def test_the_random_clickers_are_unqualified(app_router, samples):
     assert int(metrics["Unqualified"]) == len(unqualified)
     assert int(metrics["Annotators"].replace(",", "")) == len(quality)
     assert -1 <= float(metrics["Krippendorff's α"]) <= 1
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 3  # the scatter, the response times, the screen's running log-LR
     comparison = [d.value for d in at.dataframe if "Rank (all votes)" in d.value.columns][0]
     assert sorted(comparison["Rank (qualified only)"].dropna()) == sorted(comparison["Rank (all votes)"])
 
@@ -58,3 +58,19 @@ def test_a_larger_alpha_narrows_the_accuracy_intervals(app_router, samples):
         return (bounds[1] - bounds[0]).mean()
 
     assert width(narrow) < width(wide)
+
+
+def test_the_sequential_screen_section_shows_the_flagged_and_a_path(app_router, samples):
+    at = open_page("annotators", samples["arena_demo"])
+    assert "Sequential screen" in [h.value for h in at.subheader]
+    screen = [d.value for d in at.dataframe if "Flagged at vote" in d.value.columns][0]
+    metrics = {m.label: m.value for m in at.metric}
+    assert int(metrics["Flagged"]) == len(screen) > 0
+    assert set(screen["Annotator"]) <= set(RANDOM_CLICKERS)  # the planted random clickers, nobody else
+    assert (screen["Flagged at vote"] <= screen["Votes"]).all()
+    picker = at.selectbox(key="annotators_screen_pick")
+    assert picker.value == screen["Annotator"].iloc[0]  # the earliest flag first
+    honest = [o for o in picker.options if o not in set(screen["Annotator"])][0]
+    picker.set_value(honest)
+    run(at)
+    assert not at.error and len(at.get("plotly_chart")) == 3

@@ -4,7 +4,8 @@ and the ``--annotators`` policy applies that before any ranking.
 Rules: with at least 3 answered golden items, accuracy below 0.60 is unqualified (0.60 passes);
 fewer golds is "not evaluable" on that rule. The share of votes faster than 3.0 s above 0.30 is
 unqualified (0.30 passes; exactly 3.0 s is not fast); no durations is "not evaluable". Unqualified =
-fails either rule.
+fails either rule. A third rule, "screen" (docs/methods.md §17: core.annotators.screen), applies when the user
+asks for it (``--qualify golden,fast,screen``); :data:`DEFAULT_RULES` keeps the two above.
 """
 
 from __future__ import annotations
@@ -24,10 +25,30 @@ MIN_GOLDEN_ACCURACY = 0.60
 FAST_SECONDS = 3.0
 MAX_FAST_RATE = 0.30
 DOWNWEIGHT = 0.5  # docs/methods.md §7 option: unqualified votes count half
+RULES = ("golden", "fast", "screen")  # the qualification rules a user can choose (--qualify)
+DEFAULT_RULES = ("golden", "fast")
 
 
-def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """One row per annotator: votes, golden accuracy (Wilson CI), fast-answer rate, status, reasons."""
+def parse_rules(rules: str | Iterable[str] | None) -> tuple[str, ...]:
+    """The qualification rules of ``--qualify`` ("golden,fast,screen"), in :data:`RULES` order; None: the
+    default ones."""
+    if rules is None:
+        return DEFAULT_RULES
+    names = [r.strip() for r in (rules.split(",") if isinstance(rules, str) else rules)]
+    names = [r for r in names if r]
+    unknown = [r for r in names if r not in RULES]
+    if unknown or not names:
+        raise SettingError(f"--qualify takes a comma-separated list of {', '.join(RULES)}; "
+                           + (f"not {', '.join(map(repr, unknown))}" if unknown else "not an empty list"))
+    return tuple(r for r in RULES if r in names)
+
+
+def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05, rules: Iterable[str] = DEFAULT_RULES
+                      ) -> pd.DataFrame:
+    """One row per annotator: votes, golden accuracy (Wilson CI), fast-answer rate, status, reasons.
+    ``rules``: which of "golden" and "fast" decide the status ("screen" is applied by the caller:
+    core.annotators.screen.mark_unqualified)."""
+    rules = set(rules)
     columns = ["annotator_id", "n_votes", "n_golden", "golden_accuracy", "golden_ci_low", "golden_ci_high",
                "fast_rate", "status", "reasons"]
     if "annotator_id" not in votes or votes["annotator_id"].isna().all():
@@ -56,11 +77,11 @@ def annotator_quality(votes: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     rows = []
     for i, name in enumerate(names):
         reasons, evaluable = [], False
-        if n_golden[i] >= MIN_GOLDEN:
+        if "golden" in rules and n_golden[i] >= MIN_GOLDEN:
             evaluable = True
             if accuracy[i] < MIN_GOLDEN_ACCURACY:
                 reasons.append(f"golden accuracy {accuracy[i]:.2f} < {MIN_GOLDEN_ACCURACY:.2f}")
-        if not np.isnan(fast[i]):
+        if "fast" in rules and not np.isnan(fast[i]):
             evaluable = True
             if fast[i] > MAX_FAST_RATE:
                 reasons.append(f"{fast[i]:.0%} of votes faster than {FAST_SECONDS:g} s (> {MAX_FAST_RATE:.0%})")

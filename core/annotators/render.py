@@ -12,6 +12,7 @@ import pandas as pd
 
 from core.annotators.quality import status_counts
 from core.annotators.report import AnnotatorReport, PolicyComparison
+from core.annotators.screen import ScreenResult
 from core.formats import dumps, markdown_table, markdown_text, undefined_as_null
 from core.formats import number as _number
 
@@ -40,8 +41,9 @@ def report_dict(report: AnnotatorReport) -> dict[str, Any]:
     agreement.update({k: v for k, v in ag.items() if k not in AGREEMENT_KEYS})
     # null = not computable: accuracy without golden answers (status not_evaluable), κ/α without shared
     # items (n_items), the rating of a model the exclusion removed (rank_after null)
+    screen = {"screen": report.screen.as_dict()} if report.screen is not None else {}
     return undefined_as_null({"annotators": _annotator_rows(report.quality), "agreement": agreement,
-                              "exclusion_effect": report.exclusion_effect, **report.request})
+                              "exclusion_effect": report.exclusion_effect, **screen, **report.request})
 
 
 def to_json(report: AnnotatorReport) -> str:
@@ -107,6 +109,9 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     lines += [markdown_table(["Annotator", "Votes", "Golden", "Accuracy", ci, "Fast", "Status", "Reasons"], rows,
                              "lrrrrrll"), ""]
     lines += agreement_markdown(report.agreement, max_pairs)
+    if report.screen is not None:
+        lines += screen_markdown(report.screen, "screen" in report.request.get("annotator_policy", {}).get(
+            "qualification_rules", ()))
     eff = report.exclusion_effect
     lines += ["## Excluding the unqualified", ""]
     if not eff.get("available", False):
@@ -131,7 +136,42 @@ def to_markdown(report: AnnotatorReport, max_pairs: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
+def screen_sentence(screen: ScreenResult) -> str:
+    """What the sequential screen did, in one paragraph (markdown and the Annotators page)."""
+    return (f"Each annotator's votes, in time order, against the Bradley–Terry fit of the {screen.n_votes:,} "
+            "screened votes (golden questions apart): a running likelihood ratio of \"votes by the model only with "
+            "reliability η < 1\" (η = 0: against the model; η = ½: at random) to \"votes by the model\", stopped "
+            f"when it reaches 1/α = {1 / screen.alpha:g}. By Ville's inequality an honest annotator is flagged "
+            f"with probability at most α = {screen.alpha:g}, however many votes they cast; ties leave the ratio "
+            "unchanged (docs/methods.md §17).")
+
+
+def screen_markdown(screen: ScreenResult, applied: bool = False) -> list[str]:
+    """The "Sequential screen" section: who was flagged, at which of their votes."""
+    lines = ["## Sequential screen", ""]
+    if screen.reason is not None:
+        return lines + [f"Not available: {markdown_text(screen.reason)}.", ""]
+    flagged = screen.annotators[screen.annotators["flagged"]]
+    lines += [screen_sentence(screen), "",
+              f"{len(flagged)} of {len(screen.annotators)} annotators flagged" + (
+                  ": they count as unqualified (qualification rule screen)." if applied and len(flagged) else
+                  " (they count as unqualified only with --qualify golden,fast,screen)." if len(flagged) else ".")]
+    if len(flagged):
+        lines += ["", markdown_table(["Annotator", "Votes", "Flagged at vote", "log LR there"],
+                                     [[markdown_text(r["annotator_id"]), r["votes_seen"], r["flagged_at_vote"],
+                                       number(r["log_lr"], 2)] for r in flagged.to_dict("records")], "lrrr")]
+    return lines + [""]
+
+
 # ---------------------------------------------------------------- the Annotators page's tables
+
+
+def screen_table(screen: ScreenResult) -> pd.DataFrame:
+    """The flagged annotators for display, earliest flag first."""
+    flagged = screen.annotators[screen.annotators["flagged"]].sort_values(["flagged_at_vote", "annotator_id"])
+    return pd.DataFrame({"Annotator": flagged["annotator_id"], "Votes": flagged["votes_seen"],
+                         "Decisive votes": flagged["decisive"], "Flagged at vote": flagged["flagged_at_vote"],
+                         "log LR at flag": flagged["log_lr"], "Highest log LR": flagged["max_log_lr"]})
 
 def quality_table(quality: pd.DataFrame) -> pd.DataFrame:
     """The quality frame for display: accuracy, CI and fast rate as text, "–" where an annotator has no

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from core.annotators.agreement import agreement_from_votes
+from core.annotators.screen import ScreenResult, screen_votes
 from core.io.votes import votes_from_frame
 from core.ranking import RankingError, RankSettings, rank_votes
 from core.ranking.request import PreparedVotes, prepare_votes
@@ -58,6 +59,7 @@ class AnnotatorReport:
     request: dict[str, Any] = field(default_factory=dict)  # core.ranking.request.PreparedVotes.as_dict()
     request_lines: tuple[str, ...] = ()  # the same, as sentences
     comparison: PolicyComparison | None = None  # every model's rank before and after the policy
+    screen: ScreenResult | None = None  # the sequential screen of the analysed votes (docs/methods.md §17)
 
 
 def build(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> AnnotatorReport:
@@ -67,13 +69,16 @@ def build(votes: pd.DataFrame, alpha: float = 0.05, policy: str = "exclude") -> 
 
 def build_prepared(prepared: PreparedVotes, alpha: float = 0.05) -> AnnotatorReport:
     """The report of a request's prepared votes (core.ranking.request): quality on one row per judged item,
-    agreement on the analysed dimension's judgements after the policy, and the effect of the policy."""
+    agreement on the analysed dimension's judgements after the policy, the effect of the policy, and the
+    sequential screen of the analysed dimension's votes before the policy (the one the qualification rule
+    "screen" used, when it was asked for)."""
     quality = prepared.quality
     comparison = policy_comparison(prepared, alpha)
+    screen = prepared.screen if prepared.screen is not None else screen_votes(prepared.before_policy)
     return AnnotatorReport(alpha=alpha, n_votes=int(quality["n_votes"].sum()) if len(quality) else 0,
                            quality=quality, agreement=agreement_from_votes(prepared.votes),
                            exclusion_effect=_effect(prepared, comparison), request=prepared.as_dict(),
-                           request_lines=tuple(prepared.lines()), comparison=comparison)
+                           request_lines=tuple(prepared.lines()), comparison=comparison, screen=screen)
 
 
 def _rankable(votes: pd.DataFrame) -> pd.DataFrame:

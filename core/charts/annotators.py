@@ -77,3 +77,24 @@ def response_time_histogram(seconds: np.ndarray, fast_seconds: float, bins: int 
     fig.update_layout(title=title, height=380, plot_bgcolor="white", bargap=0,
                       margin={"l": 20, "r": 20, "t": 70, "b": 20})
     return fig
+
+
+def screen_path(log_lr: np.ndarray, threshold: float, annotator: str, flagged_at: int = 0) -> go.Figure:
+    """One annotator's running log likelihood ratio of the sequential screen (docs/methods.md §17) over their
+    votes, with the flagging line log(1/α) and the vote where it was first reached (``flagged_at``, 1-based;
+    0 = never)."""
+    fig = go.Figure()
+    if len(log_lr) == 0:
+        unavailable(fig, "no screened votes")
+        return fig
+    votes = np.arange(1, len(log_lr) + 1)
+    fig.add_trace(go.Scatter(x=votes, y=log_lr, mode="lines", name="running log LR",
+                             hovertemplate="vote %{x}<br>log LR %{y:.2f}<extra></extra>"))
+    fig.add_hline(y=threshold, line_dash="dash", line_color="#d62728",
+                  annotation_text=f"flag: log(1/α) = {threshold:.2f}", annotation_position="top left")
+    if flagged_at:
+        fig.add_trace(go.Scatter(x=[flagged_at], y=[log_lr[flagged_at - 1]], mode="markers", name="flagged",
+                                 marker={"color": "#d62728", "size": 11, "symbol": "x"}))
+    fig.update_layout(title=f"Sequential screen: {annotator}", xaxis_title="the annotator's votes, in time order",
+                      yaxis_title="log likelihood ratio", height=360, showlegend=False)
+    return fig

@@ -21,7 +21,7 @@ def _votes_input(args: argparse.Namespace):
     if kind != "votes":
         raise InputError(args.votes, [Problem((), f"holds {kind.replace('_', ' ')}; these diagnostics need "
                                                   "individual votes")])
-    return prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha)
+    return prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha, qualify=args.qualify)
 
 
 

@@ -27,7 +27,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     settings = RankSettings(args.scheme, args.ties, ci, args.bootstrap, args.alpha, args.seed, anchor, features)
     by = parse_by(args.by)
     kind, frame = read_input(args)
-    result = rank_input(kind, frame, settings, by, args.policy, dimension=args.dimension)
+    result = rank_input(kind, frame, settings, by, args.policy, dimension=args.dimension, qualify=args.qualify)
     render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
     write_output(render(result, by), args.output)
     return EXIT_OK

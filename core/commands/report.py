@@ -13,7 +13,7 @@ EXIT_OK = 0
 
 def cmd_report(args: argparse.Namespace) -> int:
     settings = ReportSettings(args.bootstrap, args.seed, args.alpha, not args.no_png, args.policy, args.dimension,
-                              args.baseline)
+                              args.baseline, args.qualify)
     kind, frame, source = read_source(args)
     result = build_report(kind, frame, args.out, settings, source, terminal_progress())
     print(f"wrote {len(result.files)} files to {result.out_dir}"

@@ -18,7 +18,7 @@ def cmd_robustness(args: argparse.Namespace) -> int:
     if kind != "votes":
         raise RobustnessError(f"{args.votes}: robustness lists the votes to drop, so it needs individual votes, "
                               f"not a {kind.replace('_', ' ')} dataset")
-    result = robustness(prepare_votes(frame, args.policy, dimension=args.dimension), pair)
+    result = robustness(prepare_votes(frame, args.policy, dimension=args.dimension, qualify=args.qualify), pair)
     render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
     write_output(render(result), args.output)
     return EXIT_OK

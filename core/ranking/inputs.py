@@ -40,14 +40,14 @@ def parse_by(text: str | None) -> list[str]:
 
 def rank_input(kind: str, frame: pd.DataFrame, settings: RankSettings, by: list[str] | None = None,
                annotators: str = "exclude", dimension: str | None = None,
-               prepared: PreparedVotes | None = None) -> Ranking | dict[tuple, Ranking]:
+               prepared: PreparedVotes | None = None, qualify: str | None = None) -> Ranking | dict[tuple, Ranking]:
     """Rank a validated input of any pairwise kind; with ``by``, one ranking per group.
 
     Votes go through :func:`core.ranking.request.prepare_votes` (one dimension unless ``by`` has it, the
-    annotator policy ``annotators``) unless ``prepared`` already holds them."""
+    annotator policy ``annotators``, the qualification rules ``qualify``) unless ``prepared`` already holds them."""
     by = by or []
     if kind == "votes":
-        prepared = prepared or prepare_votes(frame, annotators, dimension=dimension, by=by)
+        prepared = prepared or prepare_votes(frame, annotators, dimension=dimension, by=by, qualify=qualify)
         if not by:
             return rank_prepared(prepared, settings)[0]
         require_votes_after_policy(prepared.before_policy, prepared.votes, prepared.policy.legacy())

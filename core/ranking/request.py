@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.annotators.quality import annotator_quality, apply_policy
+from core.annotators import screen as annotator_screen
+from core.annotators.quality import DEFAULT_RULES, annotator_quality, apply_policy, parse_rules
 from core.errors import EvalBoardError, SettingError
 from core.filters import Filters
 from core.filters import apply as apply_filters
@@ -140,13 +141,16 @@ class PolicyOutcome:
     judgements: int  # judgements (rows, golden ones included) of the unqualified annotators in scope
     items: int  # the judged items they stand for
     assessed: bool  # False: no annotator ids, nobody to assess
+    rules: tuple[str, ...] = DEFAULT_RULES  # the qualification rules that decided who is unqualified
 
     @property
     def left_out(self) -> int:
         return self.judgements if self.policy == "exclude" else 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "unqualified_annotators": list(self.unqualified),
+        # the default rules add no key, so outputs without --qualify stay as they were
+        rules = {"qualification_rules": list(self.rules)} if self.rules != DEFAULT_RULES else {}
+        return {"policy": self.policy, **rules, "unqualified_annotators": list(self.unqualified),
                 "annotators_left_out": len(self.unqualified) if self.policy == "exclude" else 0,
                 "judgements_left_out": self.left_out,
                 "items_left_out": self.items if self.policy == "exclude" else 0,
@@ -162,7 +166,8 @@ class PolicyOutcome:
     def describe(self) -> str:
         """One sentence, e.g. "annotator policy exclude: 116 judgements (58 items) of 2 unqualified
         annotators left out"."""
-        head = f"annotator policy {self.policy}"
+        head = f"annotator policy {self.policy}" + (
+            f" (qualification rules: {', '.join(self.rules)})" if self.rules != DEFAULT_RULES else "")
         if not self.assessed:
             return f"{head}: no annotator ids, nobody to assess"
         if not self.unqualified:
@@ -189,6 +194,7 @@ class PreparedVotes:
     quality: pd.DataFrame = field(repr=False)
     dimension: DimensionChoice
     policy: PolicyOutcome
+    screen: annotator_screen.ScreenResult | None = field(default=None, repr=False)  # when "screen" is a rule
 
     @property
     def unqualified(self) -> tuple[str, ...]:
@@ -243,34 +249,42 @@ def choose_dimension(votes: pd.DataFrame, requested: tuple[str, ...] | str | Non
 
 
 def prepare_votes(frame: pd.DataFrame, policy: str = "exclude", filters: Filters = Filters(),
-                  dimension: str | None = None, by: list[str] | tuple[str, ...] = (), alpha: float = 0.05
-                  ) -> PreparedVotes:
+                  dimension: str | None = None, by: list[str] | tuple[str, ...] = (), alpha: float = 0.05,
+                  qualify: str | tuple[str, ...] | None = None) -> PreparedVotes:
     """Filter, choose the dimension, assess annotators once on one row per item, apply ``policy``.
 
     ``dimension`` (the CLI's ``--dimension``) or ``filters.dimensions`` picks the dimension; ``by``
     containing "dimension" keeps every (picked) dimension. ``alpha``: level of the golden-accuracy
-    intervals in the quality table (the rules do not use it).
+    intervals in the quality table (the rules do not use it). ``qualify``: the qualification rules
+    (``--qualify``, default golden,fast); with "screen", the sequential screen (docs/methods.md §17, at its
+    fixed level core.annotators.screen.SCREEN_ALPHA) of the analysed dimension's votes makes the annotators
+    it flags unqualified too.
     """
+    rules = parse_rules(qualify)
     if policy not in POLICIES:
         raise SettingError(f"--policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     base = apply_filters(frame, replace(filters, dimensions=()))
     choice = choose_dimension(base, dimension or filters.dimensions, by)
+    selected = dimension_rows(base, choice)
+    screen = None
     if "annotator_id" in base and base["annotator_id"].notna().any():
-        quality = annotator_quality(one_row_per_item(base), alpha)
+        quality = annotator_quality(one_row_per_item(base), alpha, rules)
+        if "screen" in rules:
+            screen = annotator_screen.screen_votes(selected)
+            quality = annotator_screen.mark_unqualified(quality, screen)
         unqualified = tuple(sorted(quality.loc[quality["status"] == "unqualified", "annotator_id"].astype(str)))
         assessed = True
     else:
         quality = annotator_quality(base.iloc[:0], alpha)
         unqualified, assessed = (), False
-    selected = dimension_rows(base, choice)
     votes, _ = apply_policy(selected, policy, unqualified=unqualified)
     everything = votes if selected is base else apply_policy(base, policy, unqualified=unqualified)[0]
     if unqualified:
         mine = selected[selected["annotator_id"].astype(object).isin(unqualified).to_numpy()]
-        outcome = PolicyOutcome(policy, unqualified, int(len(mine)), count_items(mine), assessed)
+        outcome = PolicyOutcome(policy, unqualified, int(len(mine)), count_items(mine), assessed, rules)
     else:
-        outcome = PolicyOutcome(policy, (), 0, 0, assessed)
-    return PreparedVotes(votes, selected, everything, quality, choice, outcome)
+        outcome = PolicyOutcome(policy, (), 0, 0, assessed, rules)
+    return PreparedVotes(votes, selected, everything, quality, choice, outcome, screen)
 
 
 def dimension_rows(votes: pd.DataFrame, choice: DimensionChoice) -> pd.DataFrame:

@@ -34,6 +34,7 @@ class ReportSettings:
     annotators: str = "exclude"  # the annotator policy of every votes analysis (keep, exclude, downweight)
     dimension: str | None = None  # the dimension analysed (None: the first of several, core.ranking.request)
     baseline: str | None = None  # judged preferences: the baseline (None: the input's only one)
+    qualify: str | None = None  # the qualification rules (--qualify; None: golden,fast)
 
 
 @dataclass

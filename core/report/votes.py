@@ -56,7 +56,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
-    prepared = prepare_votes(frame, settings.annotators, dimension=settings.dimension, alpha=settings.alpha)
+    prepared = prepare_votes(frame, settings.annotators, dimension=settings.dimension, alpha=settings.alpha,
+                             qualify=settings.qualify)
     votes, summary = prepared.votes, prepared.policy.legacy()
     require_votes_after_policy(prepared.before_policy, votes, summary)
     steps("global ranking (bootstrap)")
