@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import core.annotators.screen as screen_module
 from core.annotators import render as annotator_render
 from core.annotators import report as annotator_report
 from core.bias import render as bias_report
@@ -266,3 +267,20 @@ def test_a_counts_table_with_dimensions_is_ranked_one_dimension_at_a_time():
     assert ranking.n_votes == 40 and ranking.policy.dimension.analysed == ("overall",)
     assert "Dimension: overall (1 of 2; choose with --dimension)." in to_markdown(ranking)
     assert sum(r.n_votes for r in rank_input("counts", counts, NO_CI, by=["dimension"]).values()) == 80
+
+
+@pytest.mark.parametrize("command", ["rank", "bias", "annotators", "robustness", "drift"])
+def test_every_votes_command_applies_the_qualification_rules_it_is_given(command, tmp_path, monkeypatch):
+    """--qualify is one of the request options every votes command takes: each must hand it to the request
+    (a command that forgot it would ignore the user's screen rule without a word)."""
+    calls = []
+    real = screen_module.screen_votes
+    monkeypatch.setattr(screen_module, "screen_votes",
+                        lambda votes, *a, **k: calls.append(len(votes)) or real(votes, *a, **k))
+    path = tmp_path / "votes.csv"
+    rows = ["model_a,model_b,winner,annotator_id,timestamp"]
+    rows += [f"A,B,{'model_a' if i % 3 else 'model_b'},u{i % 4},2026-01-{1 + i // 10:02d}T00:00:00Z" for i in range(80)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    extra = ["--period", "week", "--min-votes", "1"] if command == "drift" else []
+    main([command, str(path), "--qualify", "screen", *extra, "--output", str(tmp_path / "out.txt")])
+    assert calls, f"evalboard {command} did not run the screen it was asked for"

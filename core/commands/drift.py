@@ -17,8 +17,8 @@ def cmd_drift(args: argparse.Namespace) -> int:
     if kind != "votes":
         raise DriftError(f"{args.votes}: drift cuts the votes into periods, so it needs individual votes with their "
                          f"times, not a {kind.replace('_', ' ')} dataset")
-    result = drift(prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha), args.period,
-                   alpha=args.alpha, min_votes=args.min_votes)
+    prepared = prepare_votes(frame, args.policy, dimension=args.dimension, alpha=args.alpha, qualify=args.qualify)
+    result = drift(prepared, args.period, alpha=args.alpha, min_votes=args.min_votes)
     render = {"json": to_json, "markdown": to_markdown, "csv": to_csv}[args.format]
     write_output(render(result), args.output)
     return EXIT_OK
