@@ -18,11 +18,12 @@ from pages._request import prepared_request
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def compute_annotators(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float,
-                       policy: str = "exclude") -> tuple[AnnotatorReport, np.ndarray, list[str]]:
+                       policy: str = "exclude", qualify: str | None = None
+                       ) -> tuple[AnnotatorReport, np.ndarray, list[str]]:
     """The annotators report of the request's votes (quality on one row per judged item, agreement of the
     analysed dimension, rankings before and after the annotator ``policy``: core.ranking.request, as
     ``evalboard annotators``), the response times of every vote, and the request's lines."""
-    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy, alpha)
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy, alpha, qualify)
     return (build_prepared(prepared, alpha), response_times(prepared.before_policy),
             prepared.lines(DIMENSION_HOW))
 
@@ -43,7 +44,8 @@ def draw_screen(screen: ScreenResult | None) -> None:
         st.info(f"No screen: {screen.reason if screen is not None else 'no votes'}.")
         return
     st.caption(screen_sentence(screen) + " Flagged annotators count as unqualified only under the qualification "
-               "rule screen (`--qualify golden,fast,screen` on the command line).")
+               "rule screen: the sidebar's *Screen annotators* switch, or `--qualify golden,fast,screen` on the "
+               "command line.")
     rows = screen.annotators
     flagged = rows[rows["flagged"]]
     a, b = st.columns(2)

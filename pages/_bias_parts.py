@@ -14,10 +14,10 @@ from pages._request import prepared_request
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def compute_bias(db_path: str, dataset_id: int, sha256: str, filters: Filters, alpha: float,
-                 policy: str = "exclude") -> tuple[BiasView, list[str]]:
+                 policy: str = "exclude", qualify: str | None = None) -> tuple[BiasView, list[str]]:
     """The Bias page's view of the request's votes (one dimension, the annotator ``policy`` applied:
     core.ranking.request, as ``evalboard bias`` reads them) and the request's lines."""
-    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy)
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, policy, qualify=qualify)
     return bias_view(prepared.votes, alpha), prepared.lines(DIMENSION_HOW)
 
 

@@ -11,7 +11,7 @@ from core.decisions.drift_view import DriftView, drift_view, has_timestamps
 from core.filters import Filters
 from core.ranking.request import PreparedVotes
 from core.store import Dataset
-from pages._filters import active_filters, active_policy
+from pages._filters import active_filters, active_policy, active_qualify
 from pages._shared import plain
 
 CALENDAR = {"Week": "week", "Day": "day", "Month": "month"}
@@ -25,18 +25,19 @@ MODEL_FORMATS = {"p": st.column_config.NumberColumn(format="%.2g"),
 
 # The prepared votes are the page's cached resource; the key is what they were prepared from.
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_view(sha256: str, filters: Filters, policy: str, period: str, alpha: float, min_votes: int,
-                _prepared: PreparedVotes) -> DriftView:
+def cached_view(sha256: str, filters: Filters, policy: str, qualify: str | None, period: str, alpha: float,
+                min_votes: int, _prepared: PreparedVotes) -> DriftView:
     return drift_view(_prepared, period, alpha, min_votes)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def cached_has_timestamps(sha256: str, filters: Filters, policy: str, _prepared: PreparedVotes) -> bool:
+def cached_has_timestamps(sha256: str, filters: Filters, policy: str, qualify: str | None,
+                          _prepared: PreparedVotes) -> bool:
     return has_timestamps(_prepared)
 
 
 def draw_drift(dataset: Dataset, prepared: PreparedVotes, alpha: float) -> None:
-    key = (dataset.sha256, active_filters(dataset), active_policy())
+    key = (dataset.sha256, active_filters(dataset), active_policy(), active_qualify())
     timed = cached_has_timestamps(*key, prepared)
     if not timed:
         st.info("These votes have no timestamps, so there are no days, weeks or months: the periods are blocks "

@@ -10,7 +10,7 @@ from core.decisions.view import RobustnessView, model_names, robustness_view
 from core.filters import Filters
 from core.ranking.request import PreparedVotes
 from core.store import Dataset
-from pages._filters import active_filters, active_policy
+from pages._filters import active_filters, active_policy, active_qualify
 from pages._shared import plain
 
 TOP, PAIR = "The top model", "A pair's order"
@@ -20,19 +20,20 @@ RATING_FORMATS["Change"] = st.column_config.NumberColumn(format="%+.1f")
 
 # The prepared votes are the page's cached resource; the key is what they were prepared from.
 @st.cache_data(show_spinner=False, max_entries=16)
-def cached_view(sha256: str, filters: Filters, policy: str, pair: tuple[str, str] | None,
-                _prepared: PreparedVotes) -> RobustnessView:
+def cached_view(sha256: str, filters: Filters, policy: str, qualify: str | None,
+                pair: tuple[str, str] | None, _prepared: PreparedVotes) -> RobustnessView:
     return robustness_view(_prepared, pair)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def cached_models(sha256: str, filters: Filters, policy: str, _prepared: PreparedVotes) -> tuple[str, ...]:
+def cached_models(sha256: str, filters: Filters, policy: str, qualify: str | None,
+                  _prepared: PreparedVotes) -> tuple[str, ...]:
     return model_names(_prepared)
 
 
 def draw_robustness(dataset: Dataset, prepared: PreparedVotes, alpha: float) -> None:
     """``alpha`` is not used: the count is a fact of the fit, not a test."""
-    key = (dataset.sha256, active_filters(dataset), active_policy())
+    key = (dataset.sha256, active_filters(dataset), active_policy(), active_qualify())
     question = st.segmented_control("Question", [TOP, PAIR], default=TOP, key="robustness_question",
                                     help="What dropping votes should change: which model is first, or the order "
                                     "of two models you choose (evalboard robustness --pair A,B).")

@@ -5,7 +5,8 @@ Widget keys carry the dataset id, so each dataset keeps its own selection across
 selection never meets another dataset's values. Pages read the same keys through :func:`active_filters`.
 A votes dataset with several dimensions is analysed one dimension at a time (core.ranking.request): the
 dimension is one choice, the first by default. The annotator policy is one choice for every page
-(:func:`active_policy`), so Rankings, Bias, Annotators and Reports read the same votes.
+(:func:`active_policy`), and so are the qualification rules (:func:`active_qualify`: golden and fast, plus
+the sequential screen when switched on), so Rankings, Bias, Annotators, Decisions and Reports read the same votes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from pages._shared import load_dataset
 
 LABELS = {"game_id": "Game", "dimension": "Dimension", "category": "Category"}
 POLICY_KEY = "annotator_policy"
+SCREEN_KEY = "annotator_screen"  # the qualification rule "screen" on or off
+SCREEN_RULES = "golden,fast,screen"
 POLICY_LABELS = {"exclude": "Exclude unqualified annotators", "keep": "Keep every vote",
                  "downweight": "Down-weight unqualified annotators"}
 DIMENSION_HOW = "choose another in the sidebar"
@@ -80,12 +83,21 @@ def policy_selector() -> None:
     st.selectbox("Annotator policy", list(POLICY_LABELS), key=POLICY_KEY, format_func=POLICY_LABELS.get,
                  help="What every analysis does with the votes of unqualified annotators (golden accuracy below "
                       "0.60, or over 30% of answers under 3 s).")
+    st.toggle("Screen annotators", key=SCREEN_KEY,
+              help="Also count as unqualified the annotators whose votes a sequential test finds against the "
+                   "ranking (reversed or random voting), without golden questions (docs/methods.md §17; "
+                   "--qualify golden,fast,screen on the command line).")
 
 
 def active_policy() -> str:
     """The annotator policy chosen in the sidebar (exclude until one is chosen)."""
     policy = st.session_state.get(POLICY_KEY)
     return policy if policy in POLICY_LABELS else "exclude"
+
+
+def active_qualify() -> str | None:
+    """The qualification rules chosen in the sidebar: None for the default (golden, fast), or with the screen."""
+    return SCREEN_RULES if st.session_state.get(SCREEN_KEY) else None
 
 
 def active_filters(dataset: Dataset | None) -> Filters:

@@ -22,21 +22,21 @@ _lock = threading.Lock()
 def prefetch_vote_pages(dataset: Dataset, filters: Filters) -> None:
     from pages._annotators_parts import compute_annotators
     from pages._bias_parts import compute_bias
-    from pages._filters import active_policy
+    from pages._filters import active_policy, active_qualify
 
     db = str(default_db_path())
     jobs = [(compute_bias, st.session_state.get("bias_alpha", 0.05))]
     if "annotator_id" in dataset.columns:
         jobs.append((compute_annotators, st.session_state.get("annotators_alpha", 0.05)))
-    policy = active_policy()  # read here: the thread below has no session
+    policy, qualify = active_policy(), active_qualify()  # read here: the thread below has no session
     todo = []
     for compute, alpha in jobs:
-        key = (compute.__name__, db, dataset.id, dataset.sha256, filters, float(alpha), policy)
+        key = (compute.__name__, db, dataset.id, dataset.sha256, filters, float(alpha), policy, qualify)
         with _lock:
             if key in _started:
                 continue
             _started.add(key)
-        todo.append((compute, (db, dataset.id, dataset.sha256, filters, float(alpha), policy)))
+        todo.append((compute, (db, dataset.id, dataset.sha256, filters, float(alpha), policy, qualify)))
     if todo:  # one thread, one job after the other: the least competition with the page being used
         threading.Thread(target=_quietly, args=(todo,), name="prefetch", daemon=True).start()
 

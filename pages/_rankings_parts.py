@@ -25,13 +25,13 @@ BY = ("game_id", "dimension")
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, ci: str, replicates: int,
-            seed: int, annotators: str, features: tuple[str, ...] | None = None) -> dict:
+            seed: int, annotators: str, features: tuple[str, ...] | None = None, qualify: str | None = None) -> dict:
     """Everything the page shows, keyed by dataset id + content hash + filters + settings (``features``:
     scheme style's). Raises core's errors."""
     settings = RankSettings(scheme=scheme, ci=ci, replicates=replicates, seed=seed, features=features)
     # One prepared value shared with the Bias and Annotators pages (pages/_request.py); the ranking and
     # its matrices reuse the votes it fitted, so a million votes are copied once.
-    prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators)
+    prepared = prepared_request(db_path, dataset_id, sha256, filters, annotators, qualify=qualify)
     ranking, used = rank_prepared(prepared, settings)
     style = style_view(ranking, available_features(used)) if scheme == "style" else None
     return {"ranking": ranking, "matrices": win_rate_frames(ranking, used), "request": prepared.lines(DIMENSION_HOW),
@@ -41,12 +41,12 @@ def compute(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme
 @st.cache_data(show_spinner=False, max_entries=32)
 def compute_groups(db_path: str, dataset_id: int, sha256: str, filters: Filters, scheme: str, seed: int,
                    annotators: str, unqualified: tuple[str, ...], by: str,
-                   features: tuple[str, ...] | None = None) -> dict | str:
+                   features: tuple[str, ...] | None = None, qualify: str | None = None) -> dict | str:
     """The same scheme fitted on each group of ``by`` (no intervals): {group key: Ranking}, or why not.
     ``unqualified``: the annotators :func:`compute` found unqualified; part of the cache key only (the
     prepared request decides them again, on the same rows, as rank_input does)."""
     scope = replace(filters, dimensions=()) if by == "dimension" else filters  # every dimension, one ranking each
-    prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators)
+    prepared = prepared_request(db_path, dataset_id, sha256, scope, annotators, qualify=qualify)
     try:
         return rank_prepared_groups(prepared, by, RankSettings(scheme=scheme, ci="none", seed=seed, features=features))
     except ValueError as exc:  # RankingError included: shown, not raised

@@ -25,8 +25,10 @@ REQUEST_COLUMNS = ("vote_id", "query_id", "game_id", "dimension", "timestamp", "
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def prepared_request(db_path: str, dataset_id: int, sha256: str, filters: Filters, policy: str,
-                     alpha: float = 0.05) -> PreparedVotes:
+                     alpha: float = 0.05, qualify: str | None = None) -> PreparedVotes:
     """The request's prepared votes. A resource, not copied per use: the analyses never change a frame
-    they are given. ``alpha`` is the level of the quality table's golden-accuracy intervals."""
+    they are given. ``alpha`` is the level of the quality table's golden-accuracy intervals;
+    ``qualify`` the qualification rules (None: golden, fast)."""
     votes = load_dataset(db_path, dataset_id, sha256)
-    return prepare_votes(votes[[c for c in REQUEST_COLUMNS if c in votes.columns]], policy, filters, alpha=alpha)
+    return prepare_votes(votes[[c for c in REQUEST_COLUMNS if c in votes.columns]], policy, filters,
+                         alpha=alpha, qualify=qualify)

@@ -8,7 +8,7 @@ from core.annotators.render import coefficient, comparison_table, kappa_table, q
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
 from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators, draw_screen
-from pages._filters import active_filters, active_policy
+from pages._filters import active_filters, active_policy, active_qualify
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
@@ -34,7 +34,7 @@ alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=
 
 with st.spinner("Assessing annotators…"):
     report, seconds, request = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters,
-                                                  alpha, active_policy())
+                                                  alpha, active_policy(), active_qualify())
 quality = report.quality
 if len(quality) == 0:
     st.info("No votes with an annotator after the sidebar filters." if filters.active else "No annotated votes.")

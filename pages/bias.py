@@ -8,7 +8,7 @@ from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scat
 from core.formats import p_text
 from core.store import default_db_path
 from pages._bias_parts import CORRECTION_FORMATS, compute_bias, model_shares, style_pointer, tile, verdict
-from pages._filters import active_filters, active_policy
+from pages._filters import active_filters, active_policy, active_qualify
 from pages._prefetch import prefetch_vote_pages
 from pages._shared import active_dataset, plain, through_router
 
@@ -29,7 +29,8 @@ alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.0
                                  key="bias_alpha"))
 
 with st.spinner("Running the diagnostics…"):
-    view, request = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy())
+    view, request = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy(),
+                                 active_qualify())
 report = view.report
 if report.n_votes == 0:
     st.info("No votes to diagnose" + (" after the sidebar filters: widen them." if filters.active else

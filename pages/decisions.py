@@ -7,7 +7,7 @@ import streamlit as st
 from core.store import default_db_path
 from pages._decisions_drift import draw_drift
 from pages._decisions_robustness import draw_robustness
-from pages._filters import DIMENSION_HOW, active_filters, active_policy
+from pages._filters import DIMENSION_HOW, active_filters, active_policy, active_qualify
 from pages._request import prepared_request
 from pages._shared import active_dataset, plain, through_router
 
@@ -29,7 +29,8 @@ alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.0
                                  "intervals."))
 
 with st.spinner("Preparing the votes…"):
-    prepared = prepared_request(str(default_db_path()), dataset.id, dataset.sha256, filters, active_policy())
+    prepared = prepared_request(str(default_db_path()), dataset.id, dataset.sha256, filters, active_policy(),
+                                qualify=active_qualify())
 if prepared.counts()["n_judgements"] == 0:
     st.info("No votes to analyse" + (" after the sidebar filters: widen them." if filters.active else
                                     ": every vote is a golden question or the dataset is empty."))

@@ -9,7 +9,7 @@ from core.charts.votes import (
     winrate_heatmap,
 )
 from core.store import default_db_path
-from pages._filters import active_filters, active_policy
+from pages._filters import active_filters, active_policy, active_qualify
 from pages._prefetch import prefetch_vote_pages
 from pages._rankings_parts import (
     BY,
@@ -57,7 +57,7 @@ with st.container(border=True):
 try:
     with st.spinner("Ranking…"):
         result = compute(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, ci, replicates,
-                         seed, annotators, features)
+                         seed, annotators, features, active_qualify())
 except ValueError as exc:  # RankingError is a ValueError: the message says what to change
     st.error(f"The ranking could not be computed: {plain(exc)}")
     st.stop()
@@ -130,7 +130,7 @@ for by, tab in zip(group_columns, st.tabs([f"Rank per {group_name(by)}" for by i
         continue
     with tab, st.spinner(f"Ranking per {group_name(by)}…"):
         groups = compute_groups(str(default_db_path()), dataset.id, dataset.sha256, filters, scheme, seed,
-                                annotators, unqualified, by, features)
+                                annotators, unqualified, by, features, active_qualify())
     if isinstance(groups, str):
         tab.error(f"No per-{group_name(by)} ranking: {plain(groups)}")
         continue

@@ -12,7 +12,7 @@ from core.report.bundle import ReportSettings
 from core.report.download import MIME, build_bundle, bundle_key, safe_stem
 from core.report.judge_tables import baseline_choices
 from core.store import default_db_path
-from pages._filters import POLICY_LABELS, active_filters, active_policy
+from pages._filters import POLICY_LABELS, active_filters, active_policy, active_qualify
 from pages._shared import active_dataset, load_dataset, plain, through_router
 
 BUNDLE = "report_bundle"  # session key: the last built bundle (kept across page switches)
@@ -54,7 +54,8 @@ with st.form("report_settings", border=True):
     build = st.form_submit_button("Build the report", type="primary", icon=":material/build:")
 
 settings = ReportSettings(bootstrap=replicates, seed=seed, alpha=alpha, png=bool(png and can_png),
-                          annotators=annotators, baseline=baseline)
+                          annotators=annotators, baseline=baseline,
+                          qualify=active_qualify() if dataset.kind == "votes" else None)
 key = bundle_key(dataset, filters, settings)
 if build:
     frame = load_dataset(str(default_db_path()), dataset.id, dataset.sha256)

@@ -185,3 +185,23 @@ def test_a_policy_that_leaves_no_votes_says_so(router, db_path):
     assert "annotator policy 'exclude' left no votes" in error and "keep their votes" in error
     kept = rankings(router, dataset.dataset.id, rank_bootstrap=100, annotator_policy="keep")
     assert not kept.error and len(kept.main.dataframe[0].value) == 3
+
+
+def test_the_sidebar_screen_switch_makes_flagged_annotators_unqualified(router, db_path):
+    """The qualification rule "screen" (--qualify golden,fast,screen) from the sidebar: reversed voters, who
+    no golden question catches here, become unqualified on the Rankings page only when it is on."""
+    from core.annotators.screen_sample import population
+
+    frame, kinds = population(seed=3, n_models=6, n_annotators=20, votes_each=40, reversed_share=0.2,
+                              random_share=0.0)
+    with Store(db_path) as store:
+        dataset = store.ingest(load(frame.to_csv(index=False).encode(), name="planted.csv"), name="planted")
+    plain_run = rankings(router, dataset.dataset.id, rank_bootstrap=100)
+    assert plain_run.sidebar.toggle(key="annotator_screen").value is False
+    assert not [t for t in texts(plain_run.caption) if t.startswith("Unqualified annotators")]
+    screened = rankings(router, dataset.dataset.id, rank_bootstrap=100, annotator_screen=True)
+    [caption] = [t for t in texts(screened.caption) if t.startswith("Unqualified annotators")]
+    reversed_voters = {a for a, kind in kinds.items() if kind == "reversed"}
+    named = set(caption.removeprefix("Unqualified annotators: ").rstrip(" …").split(", "))
+    assert named == reversed_voters
+    assert screened.main.dataframe[0].value["Votes"].sum() < plain_run.main.dataframe[0].value["Votes"].sum()
