@@ -3,7 +3,8 @@
 Annotator k votes i over j with probability q = η_k σ(θ_i − θ_j) + (1 − η_k) σ(θ_j − θ_i) (Chen, Bennett,
 Collins-Thompson & Horvitz, WSDM 2013). The fit maximises the log posterior
 
-    Σ_cells [ y log q + (n − y) log(1 − q) ] + Σ_k [(a − 1) log η_k + (b − 1) log(1 − η_k)] − λ/2 Σ_i θ_i²
+    Σ_cells [ y log q + (n − y) log(1 − q) ] + Σ_k [(a − 1) log η_k + (b − 1) log(1 − η_k)]
+        + Σ_i ½ [log σ(θ_i) + log σ(−θ_i)]
 
 over θ and φ_k = logit η_k by damped Newton (the φ block of the Hessian is diagonal, so each step solves an
 M × M Schur complement whatever the number of annotators). The likelihood depends on the votes only through
@@ -21,7 +22,10 @@ import numpy as np
 # votes (a + b − 2 = 2); it keeps η inside (0, 1) and breaks the symmetry θ → −θ, η → 1 − η towards honesty.
 PRIOR_A = 2.8
 PRIOR_B = 1.2
-RIDGE = 0.01  # λ: a N(0, 10²) prior on each θ_i (logit units): the ratings exist even when a model never loses
+# One virtual tie per model against a reference of strength 0 (the remedy of docs/methods.md §2, and the virtual
+# node of Chen et al.): the ratings exist even when a model never loses, and the strengths cannot run off while
+# every η falls to absorb them (the scale confound of docs/methods.md §16).
+VIRTUAL_TIES = 1.0
 TOLERANCE = 1e-8  # stop once no parameter moves more than this in one step
 MAX_ITERATIONS = 200
 MAX_STEP = 5.0  # cap |Δ| per parameter and step, so a cold start cannot overshoot
@@ -73,7 +77,7 @@ def crowd_cells(annotator: np.ndarray, left: np.ndarray, right: np.ndarray, left
 
 @dataclass(frozen=True)
 class CrowdFit:
-    theta: np.ndarray  # centred strengths (logit units)
+    theta: np.ndarray  # strengths (logit units; only differences matter to the ratings)
     eta: np.ndarray  # reliability per annotator
     cov_theta: np.ndarray  # inverse observed information, θ block
     var_phi: np.ndarray  # inverse observed information, diagonal of the logit-η block
@@ -91,12 +95,20 @@ def _terms(theta, phi, cells: CrowdCells):
     return d, s, t, eta, not_eta, q, r
 
 
+def theta_prior(theta: np.ndarray):
+    """Per model: the log prior of θ_i (one virtual tie against a reference of strength 0), its first and
+    its second derivative."""
+    s = expit(theta)
+    return (VIRTUAL_TIES * 0.5 * (-np.logaddexp(0.0, -theta) - np.logaddexp(0.0, theta)),
+            VIRTUAL_TIES * (0.5 - s), -VIRTUAL_TIES * s * (1.0 - s))
+
+
 def log_posterior(theta: np.ndarray, phi: np.ndarray, cells: CrowdCells) -> float:
     """The objective of docs/methods.md §16 at (θ, φ = logit η)."""
     *_, q, r = _terms(theta, phi, cells)
     likelihood = float(np.dot(cells.y, np.log(q)) + np.dot(cells.n - cells.y, np.log(r)))
     prior = float(((PRIOR_A - 1.0) * -np.logaddexp(0.0, -phi) + (PRIOR_B - 1.0) * -np.logaddexp(0.0, phi)).sum())
-    return likelihood + prior - 0.5 * RIDGE * float(np.dot(theta, theta))
+    return likelihood + prior + float(theta_prior(theta)[0].sum())
 
 
 def derivatives(theta: np.ndarray, phi: np.ndarray, cells: CrowdCells, hessian: bool = True):
@@ -110,7 +122,7 @@ def derivatives(theta: np.ndarray, phi: np.ndarray, cells: CrowdCells, hessian: 
     g = cells.y / q - (cells.n - cells.y) / r  # ∂ℓ/∂q
     e_phi, not_e_phi = expit(phi), expit(-phi)
     grad_theta = (np.bincount(cells.left, weights=g * q_d, minlength=m)
-                  - np.bincount(cells.right, weights=g * q_d, minlength=m) - RIDGE * theta)
+                  - np.bincount(cells.right, weights=g * q_d, minlength=m) + theta_prior(theta)[1])
     grad_phi = (np.bincount(cells.annotator, weights=g * q_phi, minlength=k)
                 + (PRIOR_A - 1.0) * not_e_phi - (PRIOR_B - 1.0) * e_phi)
     if not hessian:
@@ -122,7 +134,7 @@ def derivatives(theta: np.ndarray, phi: np.ndarray, cells: CrowdCells, hessian: 
     a = (np.bincount(cells.left * m + cells.right, weights=l_dd, minlength=m * m).reshape(m, m))
     a = -(a + a.T)
     a[np.diag_indices(m)] = (np.bincount(cells.left, weights=l_dd, minlength=m)
-                             + np.bincount(cells.right, weights=l_dd, minlength=m) - RIDGE)
+                             + np.bincount(cells.right, weights=l_dd, minlength=m) + theta_prior(theta)[2])
     b = (np.bincount(cells.left * k + cells.annotator, weights=l_dp, minlength=m * k)
          - np.bincount(cells.right * k + cells.annotator, weights=l_dp, minlength=m * k)).reshape(m, k)
     d = (np.bincount(cells.annotator, weights=l_pp, minlength=k)
@@ -179,7 +191,7 @@ def _maximise(theta, phi, cells: CrowdCells, hold_phi: bool) -> tuple[np.ndarray
             if largest_damping_reached(damping):
                 return theta, phi, iteration, False
             damping = max(1e-6, damping * 10.0) if damping else 1e-6 * (1.0 + np.abs(a).max())
-        theta, phi, value = new_theta - new_theta.mean(), new_phi, new_value
+        theta, phi, value = new_theta, new_phi, new_value
         damping = damping / 10.0 if damping > 1e-12 else 0.0
         if scale * largest < TOLERANCE:
             return theta, phi, iteration, True

@@ -13,7 +13,7 @@ import pandas as pd
 
 import core.ranking.bradley_terry as bt
 from core.ranking.cells import compress_votes
-from core.ranking.crowd_fit import PRIOR_A, PRIOR_B, RIDGE, crowd_cells, expit, fit_crowd
+from core.ranking.crowd_fit import PRIOR_A, PRIOR_B, crowd_cells, expit, fit_crowd
 from core.ranking.rows import anchor_index, build_rows, normal_intervals
 from core.ranking.types import AnnotatorReliability, FitInfo, Ranking, RankingError, RankSettings
 from core.stats.intervals import z_value
@@ -65,7 +65,7 @@ def rank_crowd(votes: pd.DataFrame, settings: RankSettings, plain: Ranking) -> R
         low, high, rank_low, rank_high = normal_intervals(elo, cov, settings)
         info = info.with_(interval=INTERVAL)
     info = info.with_(notes=(f"reliability prior Beta({PRIOR_A:g}, {PRIOR_B:g}) on every annotator (mode 0.9, the "
-                             f"weight of two votes); strength prior N(0, {1 / np.sqrt(RIDGE):g}²) on the log scale; "
+                             "weight of two votes); one virtual tie per model against a reference; "
                              "ties count half a win to each side",)
                       + (() if fit.converged else (_not_converged(fit.iterations),)))
     reliability = tuple(_reliability(names, fit, cells.votes, settings))
