@@ -32,8 +32,8 @@ from core.decisions.robustness import robustness  # noqa: E402
 from core.io.votes import votes_from_frame  # noqa: E402
 from core.ranking import RankSettings, rank_votes  # noqa: E402
 from core.ranking.crowd_fit import crowd_cells, fit_crowd  # noqa: E402
-from core.ranking.schemes.crowd import LEFT_SCORE  # noqa: E402
 from core.ranking.request import prepare_votes  # noqa: E402
+from core.ranking.schemes.crowd import LEFT_SCORE  # noqa: E402
 from core.samples.arena import arena_demo  # noqa: E402
 from core.samples.bt import OUTCOME_LEFT, OUTCOME_TIE, bt_votes  # noqa: E402
 from core.samples.crowd import crowd_votes  # noqa: E402
@@ -101,15 +101,17 @@ def bench_crowd(repeats: int) -> dict:
     tau = {name: float(kendalltau([r.rating for r in r_.rows], [truth[r.model] for r in r_.rows]).statistic)
            for name, r_ in (("crowd", ranking), ("plain_bt", ranking.plain))}
     wall = statistics.median(r[1] for r in rank_runs)
+    fit_wall = statistics.median(r[1] for r in fit_runs)
     figures = {"votes": len(frame), "models": 50, "annotators": 500, "cells": len(cells),
                "iterations": fit.iterations, "converged": fit.converged, "kendall_tau": tau,
-               "rank_wall_s_median": round(wall, 3), "rank_cpu_s_median": round(statistics.median(r[2] for r in
-                                                                                                rank_runs), 3),
-               "fit_wall_s_median": round(statistics.median(r[1] for r in fit_runs), 3),
-               "wall_s_runs": [round(r[1], 3) for r in rank_runs], "target_s": TARGET_S, "within_target": wall <= TARGET_S}
+               "rank_wall_s_median": round(wall, 3),
+               "rank_cpu_s_median": round(statistics.median(r[2] for r in rank_runs), 3),
+               "fit_wall_s_median": round(fit_wall, 3), "fit_cpu_s_median": round(statistics.median(
+                   r[2] for r in fit_runs), 3), "wall_s_runs": [round(r[1], 3) for r in rank_runs],
+               "target_s": TARGET_S, "within_target": wall <= TARGET_S}
     print(f"crowd, 1M votes, 50 models, 500 annotators ({len(cells):,} cells): rank median wall {wall:.2f} s "
-          f"(joint fit alone {figures['fit_wall_s_median']:.2f} s, {fit.iterations} Newton steps); Kendall τ "
-          f"crowd {tau['crowd']:.3f}, plain BT {tau['plain_bt']:.3f} ({repeats} runs; target ≤ {TARGET_S:g} s)")
+          f"(joint fit alone {fit_wall:.2f} s, {fit.iterations} Newton steps); Kendall τ crowd "
+          f"{tau['crowd']:.3f}, plain BT {tau['plain_bt']:.3f} ({repeats} runs; target ≤ {TARGET_S:g} s)")
     return figures
 
 
