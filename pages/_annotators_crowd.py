@@ -61,15 +61,19 @@ def draw_crowd(dataset, filters: Filters, alpha: float, quality: pd.DataFrame) -
     if isinstance(ranking, str):
         st.info(f"No reliabilities: {plain(ranking)}")
         return
-    st.caption(CAPTION + " Every annotator's votes are used, whatever the annotator policy; `evalboard rank "
-               "--scheme crowd` gives the same figures.")
     frame = reliability_with_golden(ranking, quality)
+    golden = bool(frame["golden_accuracy"].notna().any())
+    st.caption(CAPTION + " Every annotator's votes are used, whatever the annotator policy (`evalboard rank "
+               "--scheme crowd --policy keep` gives the same figures)."
+               + ("" if golden else " No annotator answered golden questions: η is the only measure here."))
     level = f"{round((1 - alpha) * 100)}%"
     table = pd.DataFrame({"Annotator": frame["annotator_id"], "Reliability η": frame["reliability"],
                           f"η low ({level})": frame["ci_low"], f"η high ({level})": frame["ci_high"],
-                          "Votes": frame["n_votes"].astype("Int64"), "Golden": frame["n_golden"].astype("Int64"),
-                          "Golden accuracy": frame["golden_accuracy"],
-                          f"Accuracy low ({level})": frame["golden_ci_low"],
-                          f"Accuracy high ({level})": frame["golden_ci_high"]})
+                          "Votes": frame["n_votes"].astype("Int64")})
+    if golden:  # side by side with golden accuracy (empty where an annotator has no golden answers)
+        table = table.assign(**{"Golden": frame["n_golden"].astype("Int64"),
+                                "Golden accuracy": frame["golden_accuracy"].astype(float),
+                                f"Accuracy low ({level})": frame["golden_ci_low"].astype(float),
+                                f"Accuracy high ({level})": frame["golden_ci_high"].astype(float)})
     st.dataframe(table, hide_index=True, key="annotators_crowd",
                  column_config={c: SHARE for c in table.columns if c not in ("Annotator", "Votes", "Golden")})

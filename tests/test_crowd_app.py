@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.io import load
 from core.ranking import RankSettings
 from core.ranking.inputs import rank_input
 from core.samples import RANDOM_CLICKERS
+from core.samples.crowd import crowd_votes
 from core.store import Store
 from tests.app_pages import app_router, open_page, samples  # noqa: F401 - fixtures
 from tests.test_app_data import run, texts
@@ -59,3 +61,14 @@ def test_annotators_page_shows_reliability_next_to_golden_accuracy(app_router, s
     clickers = shown[shown["Annotator"].isin(RANDOM_CLICKERS)]["Reliability η"]
     others = shown[~shown["Annotator"].isin(RANDOM_CLICKERS)]["Reliability η"]
     assert len(clickers) and clickers.max() < others.median()  # the random clickers are the least reliable
+
+
+def test_annotators_page_without_golden_questions_shows_eta_alone(app_router, db_path):
+    csv = crowd_votes(5, 6, 40, seed=2).votes.to_csv(index=False).encode()
+    with Store(db_path) as store:
+        dataset = store.ingest(load(csv, name="crowd.csv")).dataset
+    at = open_page("annotators", dataset.id)
+    assert not at.error
+    table = frame_with(at, "Reliability η")
+    assert len(table) == 6 and "Golden accuracy" not in table.columns
+    assert any("No annotator answered golden questions" in c.value for c in at.caption)
