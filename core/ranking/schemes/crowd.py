@@ -36,8 +36,9 @@ def annotator_codes(votes: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
         raise RankingError(f"scheme crowd needs to know who cast each vote: column annotator_id is empty in "
                            f"{len(missing):,} of {len(votes):,} votes (rows {shown} of the analysed votes); "
                            f"{ANNOTATOR_HINT}, or rank these votes with another scheme")
-    if isinstance(column.dtype, pd.CategoricalDtype):
+    if isinstance(column.dtype, pd.CategoricalDtype):  # core.io's output: the codes cost nothing
         column = column.cat.remove_unused_categories()
+        return column.cat.codes.to_numpy().astype(np.int64), [str(c) for c in column.cat.categories]
     codes, names = pd.factorize(column.astype(str), sort=True)
     return codes.astype(np.int64), [str(n) for n in names]
 
