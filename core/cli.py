@@ -86,12 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="bt: Bradley–Terry (Elo scale); winrate: win rate vs the field; stratified: win rate "
                            "balanced over side × period; ipw: BT with inverse-propensity weights; adjusted: BT "
                            "with left-position and length effects; style: BT net of answer length and markdown "
-                           "(Chatbot Arena's style control)")
+                           "(Chatbot Arena's style control); crowd: BT with every annotator's reliability (Crowd-BT)")
     rank.add_argument("--ties", choices=TIE_MODELS, default="half", help="ties as half wins, or Davidson's model")
     _request_options(rank)
     rank.add_argument("--features", metavar="LIST", help="scheme style: what to control for, among "
                       f"{','.join(STYLE_FEATURE_CHOICES)} (default {','.join(DEFAULT_STYLE_FEATURES)})")
-    rank.add_argument("--ci", choices=CI_METHODS, help="intervals (default bootstrap; sandwich for scheme style)")
+    rank.add_argument("--ci", choices=CI_METHODS,
+                      help="intervals (default bootstrap; sandwich for schemes style and crowd)")
     rank.add_argument("--bootstrap", type=int, default=1000, metavar="B", help="replicates (default 1000)")
     rank.add_argument("--alpha", type=float, default=0.05)
     rank.add_argument("--seed", type=int, default=0)

@@ -97,7 +97,7 @@ MISSING_RULES = ("skip", "zero")
 DEFAULT_MISSING = "skip"
 
 # Pairwise rankings (core.ranking): scheme, tie model and interval method.
-SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted", "style")
+SCHEMES = ("bt", "winrate", "stratified", "ipw", "adjusted", "style", "crowd")
 TIE_MODELS = ("half", "davidson")
 CI_METHODS = ("bootstrap", "sandwich", "none")
 

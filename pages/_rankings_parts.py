@@ -18,7 +18,7 @@ from pages._request import prepared_request
 
 SCHEME_LABELS = {"bt": "Bradley–Terry (Elo)", "winrate": "Win rate", "stratified": "Stratified win rate",
                  "ipw": "Inverse-propensity weighted BT", "adjusted": "BT adjusted for position and length",
-                 "style": "Style-controlled BT"}
+                 "style": "Style-controlled BT", "crowd": "Crowd-BT (annotator reliability)"}
 CI_LABELS = {"bootstrap": "Bootstrap", "sandwich": "Sandwich (normal approximation)", "none": "None (fastest)"}
 BY = ("game_id", "dimension")
 

@@ -20,9 +20,9 @@ FEATURES_KEY = "rank_features"
 
 
 def sandwich_for_style() -> None:
-    """The scheme toggle's callback: switching to style-controlled BT picks its default interval, the sandwich
-    (docs/methods.md §11), as `evalboard rank --scheme style` does; the user may still change it."""
-    if st.session_state.get("rank_scheme") == "style":
+    """The scheme toggle's callback: switching to style-controlled BT (or Crowd-BT) picks its default interval,
+    the sandwich (docs/methods.md §11, §16), as `evalboard rank --scheme style` does; the user may still change it."""
+    if st.session_state.get("rank_scheme") in ("style", "crowd"):  # Crowd-BT offers no bootstrap (§16)
         st.session_state["rank_ci"] = "sandwich"
 
 

@@ -7,6 +7,7 @@ from core.annotators.quality import FAST_SECONDS, MAX_FAST_RATE, MIN_GOLDEN, MIN
 from core.annotators.render import coefficient, comparison_table, kappa_table, quality_table
 from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
+from pages._annotators_crowd import draw_crowd
 from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators, draw_screen
 from pages._filters import active_filters, active_policy, active_qualify
 from pages._prefetch import prefetch_vote_pages
@@ -57,6 +58,7 @@ st.dataframe(quality_table(quality), hide_index=True, column_config=QUALITY_FORM
 scatter, times = st.columns(2)
 scatter.plotly_chart(quality_scatter(quality, MAX_FAST_RATE, MIN_GOLDEN_ACCURACY), key="annotators_scatter")
 times.plotly_chart(response_time_histogram(seconds, FAST_SECONDS), key="annotators_times")
+draw_crowd(dataset, filters, alpha, quality)
 
 st.subheader("Agreement")
 ag = report.agreement

@@ -9,6 +9,7 @@ from core.charts.votes import (
     winrate_heatmap,
 )
 from core.store import default_db_path
+from pages._annotators_crowd import show_crowd
 from pages._filters import active_filters, active_policy, active_qualify
 from pages._prefetch import prefetch_vote_pages
 from pages._rankings_parts import (
@@ -42,7 +43,7 @@ st.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
            + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
 with st.container(border=True):
     scheme = st.radio("Scheme", list(SCHEME_LABELS), key="rank_scheme", format_func=SCHEME_LABELS.get,
-                      horizontal=True, on_change=sandwich_for_style)
+                      horizontal=True, on_change=sandwich_for_style)  # and for Crowd-BT
     features = feature_choice(dataset.columns) if scheme == "style" else None
     annotators = active_policy()  # the sidebar's, for every page
     a, b, c = st.columns(3)
@@ -85,6 +86,8 @@ def show_ranking(r, key: str) -> None:
 
 if result["style"] is not None:
     show_style(result["style"], ranking)
+elif scheme == "crowd":
+    show_crowd(ranking, show_ranking)
 elif ranking.plain is not None:
     st.subheader("Covariates")
     st.caption("Log-odds effects the adjusted model estimates alongside the ratings (positive: favoured).")

@@ -14,7 +14,7 @@ SCHEMES = sorted((RANKING / "schemes").glob("[!_]*.py"))
 # What a scheme may build on: the result types, the shared row builder and the numerics.
 SCHEME_MAY_IMPORT = {"core.ranking." + name for name in (
     "types", "rows", "bradley_terry", "bootstrap", "cells", "covariates", "ties", "winrate", "periods", "style_fit",
-    "style_model")}
+    "style_model", "crowd_fit")}
 
 
 def imported_modules(tree: ast.AST) -> list[str]:
@@ -28,7 +28,7 @@ def imported_modules(tree: ast.AST) -> list[str]:
 
 
 def test_every_scheme_has_a_module():
-    assert {p.stem for p in SCHEMES} == {"bt", "winrate", "stratified", "ipw", "adjusted", "davidson", "style"}
+    assert {p.stem for p in SCHEMES} == {"bt", "winrate", "stratified", "ipw", "adjusted", "davidson", "style", "crowd"}
 
 
 @pytest.mark.parametrize("path", SCHEMES, ids=lambda p: p.stem)

@@ -22,7 +22,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
             anchor = (name, float(rating))
         except ValueError:
             raise SettingError(f"--anchor needs a number after '=', not {rating!r}") from None
-    ci = args.ci or ("sandwich" if args.scheme == "style" else "bootstrap")
+    ci = args.ci or ("sandwich" if args.scheme in ("style", "crowd") else "bootstrap")
     features = None if args.features is None else tuple(f.strip() for f in args.features.split(","))
     settings = RankSettings(args.scheme, args.ties, ci, args.bootstrap, args.alpha, args.seed, anchor, features)
     by = parse_by(args.by)

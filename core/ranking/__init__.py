@@ -17,6 +17,7 @@ from core.ranking.cells import Cells, compress_votes
 from core.ranking.rows import model_weights, refuse_weightless
 from core.ranking.schemes.adjusted import rank_adjusted
 from core.ranking.schemes.bt import rank_bt
+from core.ranking.schemes.crowd import rank_crowd
 from core.ranking.schemes.davidson import rank_davidson
 from core.ranking.schemes.ipw import as_ipw, ipw_votes
 from core.ranking.schemes.stratified import rank_stratified
@@ -60,6 +61,8 @@ def rank_used(used: pd.DataFrame, golden: int, unrated: tuple[str, ...], setting
         ranking = rank_adjusted(used, settings, rank_cells(compress_votes(used), plain_bt))
     elif settings.scheme == "style":
         ranking = rank_style(used, settings, rank_cells(compress_votes(used), plain_bt))
+    elif settings.scheme == "crowd":
+        ranking = rank_crowd(used, settings, rank_cells(compress_votes(used), plain_bt))
     elif settings.scheme == "ipw":
         weighted, weighting = ipw_votes(used)
         ranking = as_ipw(rank_cells(compress_votes(weighted), plain_bt), settings, weighting)

@@ -86,7 +86,7 @@ def rank_prepared(prepared: PreparedVotes, settings: RankSettings) -> tuple[Rank
 # Columns a scheme reads beyond the pair, the outcome and the weight: the period (side × period strata,
 # propensities) comes from the timestamp; the adjusted model's length feature from the lengths.
 SCHEME_COLUMNS = {"stratified": ("timestamp",), "ipw": ("timestamp",), "adjusted": ("len_a", "len_b"),
-                  "style": ("len_a", "len_b", *STYLE_COUNT_COLUMNS)}
+                  "style": ("len_a", "len_b", *STYLE_COUNT_COLUMNS), "crowd": ("annotator_id",)}
 
 
 def rank_prepared_groups(prepared: PreparedVotes, by: str, settings: RankSettings) -> dict[tuple, Ranking]:

@@ -12,7 +12,8 @@ from core.ranking.types import Covariate, PolicySummary, Ranking
 
 MODEL_FIELDS = ("model", "rank", "rating", "strength", "ci_low", "ci_high", "rank_low", "rank_high", "win_rate",
                 "n_votes", "arena_rank", "interval_note")
-ELO_SCHEMES = ("bt", "ipw", "adjusted", "style")
+ELO_SCHEMES = ("bt", "ipw", "adjusted", "style", "crowd")
+ANNOTATOR_FIELDS = ("annotator_id", "reliability", "ci_low", "ci_high", "n_votes")
 
 
 def ranking_dict(ranking: Ranking) -> dict[str, Any]:
@@ -29,6 +30,8 @@ def ranking_dict(ranking: Ranking) -> dict[str, Any]:
         out["covariates"] = [covariate_fields(c) for c in ranking.covariates]
     if ranking.plain is not None:
         out["plain"] = ranking_dict(ranking.plain)
+    if ranking.settings.scheme == "crowd":
+        out["annotators"] = [asdict(a) for a in ranking.annotators]
     return out
 
 
@@ -192,11 +195,26 @@ def _markdown_one(ranking: Ranking, request: bool = True) -> str:
         text += "\n\n" + markdown_table(["Model", "Plain rank", "Controlled rank", "Change"],
                                          [[markdown_text(r.model), changes[r.model]["plain_rank"], r.rank,
                                            f"{changes[r.model]['rank_change']:+d}"] for r in ranking.rows], "lrrr")
+    if ranking.settings.scheme == "crowd":
+        text += "\n\n" + annotator_markdown(ranking)
     if ranking.plain is not None and style:
         text += "\n\nWithout style control (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
     elif ranking.plain is not None:
-        text += "\n\nWithout the adjustment (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
+        without = "annotator reliability" if ranking.settings.scheme == "crowd" else "the adjustment"
+        text += f"\n\nWithout {without} (plain Bradley–Terry):\n\n" + _markdown_one(ranking.plain, False)
     return text
+
+
+def annotator_markdown(ranking: Ranking) -> str:
+    """Scheme crowd: every annotator's reliability η (the chance they vote by the true order) with its interval."""
+    ci_label = f"{round((1 - ranking.settings.alpha) * 100)}% CI"
+    rows = [[markdown_text(a.annotator_id), number(a.reliability, 3),
+             "–" if a.ci_low is None else f"{number(a.ci_low, 3)}–{number(a.ci_high, 3)}", f"{a.n_votes:,}"]
+            for a in ranking.annotators]
+    notes = "".join(f" {markdown_text(n[0].upper() + n[1:])}." for n in ranking.fit.notes or ())
+    return ("Annotator reliability η (Crowd-BT: the chance an annotator votes by the true order; 0.5 is a coin, "
+            f"0 votes reversed).{notes}\n\n"
+            + markdown_table(["Annotator", "Reliability η", ci_label, "Votes"], rows, "lrrr"))
 
 
 def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) -> str:
@@ -208,15 +226,25 @@ def to_csv(result: Ranking | dict[tuple, Ranking], by: list[str] | None = None) 
     votes = first is not None and first.policy.outcome is not None
     request = ([] if "dimension" in (by or []) else ["dimension"]) + list(POLICY_COLUMNS) if votes else []
     style = ["plain_rank", "rank_change"] if first is not None and first.settings.scheme == "style" else []
-    header = [*(by or []), *MODEL_FIELDS, *style, *request]
+    crowd = first is not None and first.settings.scheme == "crowd"
+    header = [*(("row",) if crowd else ()), *(by or []), *MODEL_FIELDS, *style, *request,
+              *(CROWD_COLUMNS if crowd else ())]
     rows = []
     for key, ranking in items:
         extra = _request_cells(ranking, request) if votes else []
         change = rank_changes(ranking)
         for r in ranking.rows:
             d = {**model_fields(ranking, r), **change.get(r.model, {})}
-            rows.append([*key, *(d[f] for f in MODEL_FIELDS), *(d.get(f) for f in style), *extra])
+            rows.append([*(("model",) if crowd else ()), *key, *(d[f] for f in MODEL_FIELDS),
+                         *(d.get(f) for f in style), *extra, *((None,) * len(CROWD_COLUMNS) if crowd else ())])
+        for a in ranking.annotators if crowd else ():  # one table: annotator rows after the model rows
+            rows.append(["annotator", *key, *(None if f != "n_votes" else a.n_votes for f in MODEL_FIELDS),
+                         *extra, a.annotator_id, a.reliability, a.ci_low, a.ci_high])
     return csv_table(header, rows)
+
+
+# Scheme crowd's CSV: a "row" column says whether a row is a model or an annotator; annotator rows fill these.
+CROWD_COLUMNS = ("annotator_id", "reliability", "reliability_ci_low", "reliability_ci_high")
 
 
 POLICY_COLUMNS = ("annotator_policy", "judgements_left_out", "annotators_left_out")

@@ -39,6 +39,9 @@ class RankSettings:
             check_choice(value, name, allowed, error=RankingError)
         check_settings(self.replicates, self.alpha)
         check_seed(self.seed, error=RankingError)
+        if self.scheme == "crowd" and self.ci == "bootstrap":
+            raise RankingError("scheme crowd gives intervals from the observed information of its joint fit (ci "
+                               "sandwich, its default) or none; bootstrap refits are not offered for it")
         if self.ties == "davidson" and self.scheme != "bt":
             raise RankingError("`ties davidson` is a Bradley–Terry tie model: use it with scheme bt")
         if self.features is not None:
@@ -81,6 +84,17 @@ class Covariate:
     sd: float | None = None
     low: float | None = None  # scheme style: the interval of the estimate at the settings' alpha (sandwich:
     high: float | None = None  # normal; bootstrap: percentile); views only, not in the JSON's covariates
+
+
+@dataclass(frozen=True)
+class AnnotatorReliability:
+    """Scheme crowd: one annotator's reliability η (the chance they vote by the true order) and its interval."""
+
+    annotator_id: str
+    reliability: float
+    ci_low: float | None
+    ci_high: float | None
+    n_votes: int
 
 
 @dataclass(frozen=True)
@@ -182,7 +196,8 @@ class Ranking:
     covariates: tuple[Covariate, ...] = ()
     fit: FitInfo = FitInfo()
     policy: PolicySummary = PolicySummary()
-    plain: Ranking | None = None  # for schemes adjusted and style: the plain BT ranking of the same votes
+    plain: Ranking | None = None  # for schemes adjusted, style and crowd: the plain BT ranking of the same votes
+    annotators: tuple[AnnotatorReliability, ...] = ()  # scheme crowd: every annotator's reliability
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame([asdict(r) for r in self.rows])
