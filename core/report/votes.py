@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 import core.report.votes_data as vd
+import core.report.votes_plan as vp
 import core.report.votes_style as vs
 from core.annotators import render as annotator_render
 from core.annotators.report import build_prepared
@@ -49,7 +50,7 @@ SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "g
 
 def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
                        progress=None) -> ReportResult:
-    steps = Steps(10, progress)
+    steps = Steps(11, progress)
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
@@ -74,6 +75,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     annotators = build_prepared(prepared, alpha=settings.alpha)
     steps("style control")
     style = vs.style_section(prepared, settings.alpha, settings.seed)
+    steps("how many more votes")
+    planned = vp.plan_section(prepared, settings.alpha)
     png, png_note = png_status(settings.png)
     steps("figures")
     figures, figure_notes = _figures(votes, global_rank, scopes, bias, order, build=png,
@@ -89,13 +92,14 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
               "alpha": settings.alpha, "seed": settings.seed, **summary, **prepared.as_dict()}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
-                                          common, prepared, style), encoding="utf-8")
+                                          common, prepared, style, planned), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
     timings = steps.done()
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
            "style_control": style.as_dict(),
+           "plan": planned.as_dict(),
            "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_render.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
@@ -177,7 +181,7 @@ def _demote(markdown: str) -> str:
 
 
 def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common,
-              prepared: PreparedVotes, style: vs.StyleSection) -> str:
+              prepared: PreparedVotes, style: vs.StyleSection, planned: vp.PlanSection) -> str:
     source = common.get("input", {})
     parts = ["# Bradley–Terry analysis report", "",
              (f"Input: {markdown_text(source.get('source', '?'))} (sha256 `{source.get('sha256', '?')}`, "
@@ -189,6 +193,7 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
     parts += [vs.style_markdown(style)]
+    parts += [vp.plan_markdown(planned)]
     parts += [_demote(bias_report.to_markdown(bias, prepared, style_pointer=False)), "",
               _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
