@@ -18,6 +18,7 @@ PAGES = {
         st.Page("pages/judge.py", title="Judge", icon=":material/gavel:", url_path="judge"),
         st.Page("pages/bias.py", title="Bias", icon=":material/balance:", url_path="bias"),
         st.Page("pages/annotators.py", title="Annotators", icon=":material/group:", url_path="annotators"),
+        st.Page("pages/decisions.py", title="Decisions", icon=":material/fact_check:", url_path="decisions"),
         st.Page("pages/reports.py", title="Reports", icon=":material/download:", url_path="reports"),
     ],
     "Human evaluation": [

@@ -22,10 +22,11 @@ def robustness_dict(result: Robustness) -> dict[str, Any]:
             "verified": result.verified, "exact_minimum": result.exact_minimum, "n_votes": result.n_votes,
             "ratings_before": result.ratings_before, "ratings_after": result.ratings_after,
             "votes": result.votes.to_dict("records"), "by": result.by,
-            "params": {**result.params, "notes": [_search_note(result), TIE_NOTE]}}
+            "params": {**result.params, "notes": [search_note(result), TIE_NOTE]}}
 
 
-def _search_note(result: Robustness) -> str:
+def search_note(result: Robustness) -> str:
+    """Whether the count is the exact minimum or an upper bound found by a search."""
     if not result.exact_minimum:
         return BOUND_NOTE
     return EXACT_NOTE if result.flip_votes is not None else NONE_NOTE
@@ -63,7 +64,7 @@ def to_markdown(result: Robustness) -> str:
                   markdown_table(["Model", "Rating before", "Rating after"],
                                  [[markdown_text(m), number(result.ratings_before[m], 1),
                                    number(result.ratings_after[m], 1)] for m in result.ratings_before], "lrr"), ""]
-    lines += [_search_note(result), "", TIE_NOTE, ""]
+    lines += [search_note(result), "", TIE_NOTE, ""]
     for name, counts in result.by.items():
         lines += [f"## Votes dropped by {name}", "",
                   markdown_table([name.capitalize(), "Votes"], [[markdown_text(k), v] for k, v in counts.items()],

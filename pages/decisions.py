@@ -1,0 +1,42 @@
+"""Decisions: what the votes settle and what they do not — each tab answers one question a ranking leaves
+open (how robust the top is to dropping a few votes). The votes are prepared once, as every votes page
+prepares them (sidebar filters, dimension and annotator policy), and each tab draws from its own module."""
+
+import streamlit as st
+
+from core.store import default_db_path
+from pages._decisions_robustness import draw_robustness
+from pages._filters import DIMENSION_HOW, active_filters, active_policy
+from pages._request import prepared_request
+from pages._shared import active_dataset, plain, through_router
+
+through_router()
+st.title("Decisions")
+
+dataset = active_dataset("votes")
+if dataset is None:
+    st.info("The decision views need a votes dataset: pick one as the active dataset in the sidebar, or load "
+            "one on the Data page (upload a file or load the sample datasets).")
+    st.stop()
+
+filters = active_filters(dataset)
+left, right = st.columns([4, 1])
+left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
+             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
+alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
+                                 key="decisions_alpha", help="The significance level of the tabs' tests and "
+                                 "intervals."))
+
+with st.spinner("Preparing the votes…"):
+    prepared = prepared_request(str(default_db_path()), dataset.id, dataset.sha256, filters, active_policy())
+if prepared.counts()["n_judgements"] == 0:
+    st.info("No votes to analyse" + (" after the sidebar filters: widen them." if filters.active else
+                                    ": every vote is a golden question or the dataset is empty."))
+    st.stop()
+st.caption(" · ".join(map(plain, prepared.lines(DIMENSION_HOW))))
+
+# Lazy tabs: only the open one computes. Tab order: Plan, Robustness, Drift.
+(robustness,) = st.tabs(["Robustness"], key="decisions_tab", on_change="rerun")
+if robustness.open:
+    with robustness:
+        draw_robustness(dataset, prepared, alpha)
