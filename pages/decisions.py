@@ -5,6 +5,7 @@ prepares them (sidebar filters, dimension and annotator policy), and each tab dr
 import streamlit as st
 
 from core.store import default_db_path
+from pages._decisions_plan import draw_plan
 from pages._decisions_robustness import draw_robustness
 from pages._filters import DIMENSION_HOW, active_filters, active_policy
 from pages._request import prepared_request
@@ -36,7 +37,10 @@ if prepared.counts()["n_judgements"] == 0:
 st.caption(" · ".join(map(plain, prepared.lines(DIMENSION_HOW))))
 
 # Lazy tabs: only the open one computes. Tab order: Plan, Robustness, Drift.
-(robustness,) = st.tabs(["Robustness"], key="decisions_tab", on_change="rerun")
+planning, robustness = st.tabs(["Plan", "Robustness"], key="decisions_tab", on_change="rerun")
+if planning.open:
+    with planning:
+        draw_plan(dataset, prepared, alpha)
 if robustness.open:
     with robustness:
         draw_robustness(dataset, prepared, alpha)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from core.decisions.plan import NOTE_SCHEDULED, PairPlan, Plan
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 
@@ -97,3 +99,15 @@ def pairs_table(result: Plan) -> tuple[list[str], list[list[Any]], str]:
                          f"{_percent(row.simulated_power_ci[1])})")
         rows.append(cells)
     return header, rows, "llrrrrrrr" + ("r" if simulated else "")
+
+
+def pairs_frame(result: Plan):
+    """The pairs as a table for the page: numbers stay numbers (an unreachable count is empty)."""
+    return pd.DataFrame({
+        "Model A": [r.model_a for r in result.pairs], "Model B": [r.model_b for r in result.pairs],
+        "Gap (Elo)": [r.gap_elo for r in result.pairs], "p": [r.p_value for r in result.pairs],
+        "Votes between": [r.votes_between for r in result.pairs],
+        "Extra votes (direct)": pd.array([r.extra_votes_direct for r in result.pairs], dtype="Int64"),
+        "Extra votes (scheduled)": pd.array([r.extra_votes_scheduled for r in result.pairs], dtype="Int64"),
+        "Min. detectable gap (Elo)": [r.min_detectable_elo for r in result.pairs],
+        "Already separated": [r.separated for r in result.pairs]})
