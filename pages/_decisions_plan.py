@@ -18,9 +18,9 @@ COLUMNS = {"Gap (Elo)": st.column_config.NumberColumn(format="%.1f"),
            "p": st.column_config.NumberColumn(format="%.3g"),
            "Votes between": st.column_config.NumberColumn(format="%.0f"),
            "Extra votes (direct)": st.column_config.NumberColumn(
-               format="%d", help="Extra votes on this pair alone (empty: not reachable)."),
+               format="localized", help="Extra votes on this pair alone (empty: not reachable)."),
            "Extra votes (scheduled)": st.column_config.NumberColumn(
-               format="%d", help="Extra votes in total when the scheduler spreads them evenly over every pair."),
+               format="localized", help="Extra votes in total when the scheduler spreads them evenly over every pair."),
            "Min. detectable gap (Elo)": st.column_config.NumberColumn(format="%.1f")}
 
 

@@ -32,8 +32,8 @@ SIMULATION_ALPHA = 0.05  # the simulated power's interval is a 95 % Wilson inter
 NOTE_SEPARATED = "already separated: the current test rejects at α, no extra votes needed"
 NOTE_ZERO_GAP = "the estimated gap is zero: no number of votes gives power at a gap of zero"
 NOTE_UNREACHABLE = f"not reachable within {pm.MAX_EXTRA_VOTES:,} extra votes"
-NOTE_SCHEDULED = ("extra_votes_scheduled: the new votes follow the campaign scheduler, which serves every pair of "
-                  "the ranked models evenly; the count is the total over all pairs")
+NOTE_SCHEDULED = ("Scheduled extra votes follow the campaign scheduler, which serves every pair of the ranked models "
+                  "evenly: the count is the total over all pairs")
 
 
 class PlanError(EvalBoardError, ValueError):
