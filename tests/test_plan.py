@@ -3,6 +3,7 @@ binomial test, against simulation, against an independent logistic regression an
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
@@ -163,15 +164,15 @@ def test_adjacent_pairs_in_rank_order_then_the_asked_pairs():
 def test_separated_pair_needs_nothing_and_equal_pair_is_not_reachable():
     result = planned(tally({("A", "B", "model_a"): 90, ("A", "B", "model_b"): 10, ("B", "C", "model_a"): 20,
                             ("B", "C", "model_b"): 20, ("A", "C", "model_a"): 20, ("A", "C", "model_b"): 2}))
-    first, second = result.pairs
-    assert first.separated and first.extra_votes_direct == 0 and first.extra_votes_scheduled == 0
+    first = result.pairs[0]
+    assert (first.model_a, first.model_b) == ("A", "B") and first.separated
+    assert first.extra_votes_direct == 0 and first.extra_votes_scheduled == 0
     assert first.notes == (NOTE_SEPARATED,) and "already" in sentence(first, 0.05, 0.8)
     equal = planned(two_models(20, 20)).pairs[0]
     assert equal.extra_votes_direct is None and equal.extra_votes_scheduled is None
     assert equal.notes == (NOTE_ZERO_GAP,) and equal.gap_elo == 0
     assert json.loads(to_json(planned(two_models(20, 20))))["pairs"][0]["extra_votes_direct"] is None
     assert "No feasible number" in sentence(equal, 0.05, 0.8)
-    del second
 
 
 def test_a_tiny_gap_is_not_reachable_and_never_nan():
@@ -265,3 +266,26 @@ def test_same_votes_and_order_as_rank(capsys):
     assert doc["n_votes"] == ranking["n_votes"]
     assert doc["ranking"] == [m["model"] for m in ranking["models"]]
     assert [p["model_a"] for p in doc["pairs"]] == doc["ranking"][:-1]
+
+
+def test_equal_weights_are_no_weights_and_unequal_weights_count():
+    """Weights are rescaled to mean 1 as the fit rescales them: all weights 0.5 plan as unweighted votes; halving
+    the weight of some votes changes the plan."""
+    frame = three_models()
+    plain = planned(frame)
+    halved = planned(frame.assign(weight=0.5))
+    assert [r.as_dict() for r in halved.pairs] == [r.as_dict() for r in plain.pairs]
+    mixed = planned(frame.assign(weight=np.where(np.arange(len(frame)) % 2 == 0, 0.5, 1.0)))
+    assert mixed.params["weighted"] and [r.se_elo for r in mixed.pairs] != [r.se_elo for r in plain.pairs]
+
+
+def test_command_line_simulation_and_csv(tmp_path, capsys):
+    path = tmp_path / "votes.csv"
+    three_models().to_csv(path, index=False)
+    assert main(["plan", str(path), "--simulate", "40", "--seed", "3", "--format", "csv"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(table["model_a"]) == ["A", "B"] and table["simulated_power"].between(0, 1).all()
+    assert (table["simulated_power_low"] <= table["simulated_power"]).all()
+    assert main(["plan", str(path), "--simulate", "40", "--seed", "3", "--format", "markdown"]) == 0
+    text = capsys.readouterr().out
+    assert "Simulated power" in text and "40 data sets" in text

@@ -17,6 +17,11 @@ METHOD_NOTE = ("Extra votes for a two-sided Wald test of the Bradley–Terry gap
                "itself uncertain: read the counts as orders of magnitude, not promises.")
 
 
+SIMULATION_NOTE = ("Simulated power: the share of {n:,} data sets drawn from the fitted model, with the direct extra "
+                   "votes added (none for a pair already told apart), in which the test tells the pair apart; "
+                   "95 % Wilson interval.")
+
+
 def plan_dict(result: Plan) -> dict[str, Any]:
     return {"alpha": result.alpha, "power": result.power, "pairs": [row.as_dict() for row in result.pairs],
             "ranking": list(result.ranking), "n_votes": result.n_votes,
@@ -54,7 +59,7 @@ def sentence(row: PairPlan, alpha: float, power: float) -> str:
     if row.extra_votes_direct is None:
         why = "their estimated ratings are equal" if row.gap_elo == 0 else "their estimated gap is too small"
         return f"No feasible number of votes would tell {a} and {b} apart at {level}: {why}."
-    scheduled = ("" if row.extra_votes_scheduled is None
+    scheduled = (" (spread by the scheduler: not reachable)" if row.extra_votes_scheduled is None
                  else f" (or {_rounded(row.extra_votes_scheduled)} spread by the scheduler)")
     return (f"About {_rounded(row.extra_votes_direct)} more votes between {a} and {b}{scheduled} would tell them "
             f"apart at {level}.")
@@ -75,10 +80,9 @@ def to_markdown(result: Plan) -> str:
               f"{result.params.get('golden_votes_excluded', 0):,}", ""]
     lines += [markdown_table(*pairs_table(result)), ""]
     lines += [f"- {markdown_text(sentence(row, result.alpha, result.power))}" for row in result.pairs] + [""]
-    for row in result.pairs:
-        for note in row.notes:
-            lines.append(f"- {markdown_text(row.model_a)} – {markdown_text(row.model_b)}: {markdown_text(note)}")
-    lines += ["", markdown_text(NOTE_SCHEDULED) + ".", "", METHOD_NOTE, ""]
+    if any(row.simulated_power is not None for row in result.pairs):
+        lines += [markdown_text(SIMULATION_NOTE.format(n=result.params["simulate"])), ""]
+    lines += [markdown_text(NOTE_SCHEDULED) + ".", "", METHOD_NOTE, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
