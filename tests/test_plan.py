@@ -289,3 +289,31 @@ def test_command_line_simulation_and_csv(tmp_path, capsys):
     assert main(["plan", str(path), "--simulate", "40", "--seed", "3", "--format", "markdown"]) == 0
     text = capsys.readouterr().out
     assert "Simulated power" in text and "40 data sets" in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1.5, 1.5), min_size=4, max_size=4), st.lists(st.integers(0, 40), min_size=6, max_size=6),
+       st.lists(st.integers(0, 40), min_size=6, max_size=6))
+def test_added_votes_on_any_pair_never_raise_the_need_at_the_same_gap(theta, counts, added):
+    """At a fixed fit θ (the same gaps), more votes on any pairs only add information: the variance of every
+    gap, the direct and the scheduled extra votes never grow."""
+    theta = np.array(theta)
+    i, j = np.triu_indices(4, 1)
+    before = np.array(counts, dtype=float) + 1.0  # every pair seen: the information is positive definite
+    after = before + np.array(added, dtype=float)
+    a, b = np.array([0, 1, 2, 0]), np.array([1, 2, 3, 3])
+    gap = np.abs(theta[a] - theta[b])
+    target = (gap / pm.power_ratio(0.05, 0.8)) ** 2
+    per_vote = pm.win_probability(theta, a, b) * (1 - pm.win_probability(theta, a, b))
+    answers = []
+    for votes_per_pair in (before, after):
+        info = pm.information(theta, i, j, votes_per_pair, 0.0)
+        variance = pm.gap_variance(info, a, b)
+        answers.append((variance, pm.extra_direct(variance, target, per_vote),
+                        pm.extra_scheduled(pm.schedule(info, a, b), target)))
+    (v0, d0, s0), (v1, d1, s1) = answers
+    assert np.all(v1 <= v0 * (1 + 1e-9))
+    finite = np.isfinite(d0) & (gap > 1e-6)
+    assert np.all(d1[finite] <= d0[finite] + 1e-6 * (1 + d0[finite]))
+    reach = np.isfinite(s0) & (gap > 1e-6)
+    assert np.all(np.isfinite(s1[reach])) and np.all(s1[reach] <= s0[reach] * (1 + 1e-6) + 1e-6)
