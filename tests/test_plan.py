@@ -317,3 +317,18 @@ def test_added_votes_on_any_pair_never_raise_the_need_at_the_same_gap(theta, cou
     assert np.all(d1[finite] <= d0[finite] + 1e-6 * (1 + d0[finite]))
     reach = np.isfinite(s0) & (gap > 1e-6)
     assert np.all(np.isfinite(s1[reach])) and np.all(s1[reach] <= s0[reach] * (1 + 1e-6) + 1e-6)
+
+
+def test_ratings_equal_up_to_rounding_are_equal():
+    """A cycle of equal results among A, B, C and a fourth model D that each of them beats 5–4: the fitted gaps
+    among A, B, C are zero up to rounding (about 1e-15 Elo), and each such pair says the ratings are equal (not
+    a count in the billions)."""
+    cycle = {("A", "B", "model_a"): 7, ("B", "C", "model_a"): 7, ("C", "A", "model_a"): 7,
+             ("A", "B", "model_b"): 3, ("B", "C", "model_b"): 3, ("C", "A", "model_b"): 3}
+    cycle.update({(m, "D", w): n for m in "ABC" for w, n in (("model_a", 5), ("model_b", 4))})
+    result = planned(tally(cycle))
+    equal = [row for row in result.pairs if row.model_b != "D"]
+    assert len(equal) == 2
+    for row in equal:
+        assert row.gap_elo < 1e-6 and row.notes == (NOTE_ZERO_GAP,)
+        assert row.extra_votes_direct is None and "ratings are equal" in sentence(row, 0.05, 0.8)

@@ -171,7 +171,7 @@ def _pair_plans(info: pm.Information, asked: list[tuple[int, int]], models: tupl
         if separated:
             extra_d, extra_s = 0, 0
             notes.append(NOTE_SEPARATED)
-        elif gap[n] == 0:
+        elif gap[n] <= search.FLIP_MARGIN:  # equal up to rounding, as the robustness search counts a tie
             extra_d = extra_s = None
             notes.append(NOTE_ZERO_GAP)
         else:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from core.decisions.plan import NOTE_SCHEDULED, PairPlan, Plan
+from core.decisions.plan import NOTE_SCHEDULED, NOTE_ZERO_GAP, PairPlan, Plan
 from core.formats import csv_table, dumps, markdown_table, markdown_text, number
 
 CSV_COLUMNS = ("model_a", "model_b", "gap_elo", "se_elo", "p_value", "votes_between", "current_power",
@@ -57,7 +57,7 @@ def sentence(row: PairPlan, alpha: float, power: float) -> str:
         return (f"{a} and {b} are already told apart at α = {alpha:g} (p = {number(row.p_value, 3)}): "
                 "no extra votes needed.")
     if row.extra_votes_direct is None:
-        why = "their estimated ratings are equal" if row.gap_elo == 0 else "their estimated gap is too small"
+        why = "their estimated ratings are equal" if NOTE_ZERO_GAP in row.notes else "their estimated gap is too small"
         return f"No feasible number of votes would tell {a} and {b} apart at {level}: {why}."
     scheduled = (" (spread by the scheduler: not reachable)" if row.extra_votes_scheduled is None
                  else f" (or {_rounded(row.extra_votes_scheduled)} spread by the scheduler)")
