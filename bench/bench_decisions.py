@@ -17,6 +17,8 @@
   "golden,fast,screen")``, beside the same request without it.
 * crowd: scheme crowd (docs/methods.md §16) on 1,000,000 votes of 50 models by 500 annotators (30 % reversed,
   10 % random); the `rank --scheme crowd` core call and the joint fit alone, medians. Target: ≤ 10 s.
+* plan: the same 1,000,000 synthetic votes; timed: ``plan(prepare_votes(frame, "keep"))`` without simulation
+  (every adjacent pair: direct and scheduled extra votes, minimum detectable gap). Target: ≤ 2 s.
 Figures are printed and written to bench/out/decisions.json.
 """
 
@@ -38,6 +40,7 @@ sys.path.insert(0, str(HERE.parent))
 from core.annotators.screen import screen_votes  # noqa: E402
 from core.annotators.screen_sample import population  # noqa: E402
 from core.decisions.drift import drift  # noqa: E402
+from core.decisions.plan import plan  # noqa: E402
 from core.decisions.robustness import robustness  # noqa: E402
 from core.io.votes import votes_from_frame  # noqa: E402
 from core.ranking import RankSettings, rank_votes  # noqa: E402
@@ -169,7 +172,28 @@ def bench_crowd(repeats: int) -> dict:
     return figures
 
 
-SECTIONS = {"robustness": bench_robustness, "drift": bench_drift, "screen": bench_screen, "crowd": bench_crowd}
+PLAN_TARGET_S = 2.0
+
+
+def bench_plan(repeats: int) -> dict:
+    """plan: the core call behind `evalboard plan` (no simulation) on 1M synthetic votes of 50 models; target ≤ 2 s."""
+    frame = synthetic_frame(1_000_000, 50)
+    runs = [timed(lambda: plan(prepare_votes(frame, "keep"))) for _ in range(repeats)]
+    result = runs[0][0]
+    wall = statistics.median(r[1] for r in runs)
+    cpu = statistics.median(r[2] for r in runs)
+    top = result.pairs[0]
+    print(f"plan, synthetic 1M votes, 50 models: {len(result.pairs)} pairs; top pair {top.model_a} – {top.model_b} "
+          f"needs {top.extra_votes_direct} direct / {top.extra_votes_scheduled} scheduled; median wall {wall:.2f} s, "
+          f"CPU {cpu:.2f} s ({repeats} runs; target ≤ {PLAN_TARGET_S:g} s)")
+    return {"synthetic 1M votes, 50 models": {
+        "rows": len(frame), "n_votes_analysed": result.n_votes, "pairs": len(result.pairs),
+        "wall_s_median": round(wall, 3), "cpu_s_median": round(cpu, 3), "wall_s_runs": [round(r[1], 3) for r in runs],
+        "target_s": PLAN_TARGET_S, "within_target": wall <= PLAN_TARGET_S}}
+
+
+SECTIONS = {"robustness": bench_robustness, "plan": bench_plan, "drift": bench_drift, "screen": bench_screen,
+            "crowd": bench_crowd}
 
 
 def main(argv: list[str] | None = None) -> int:

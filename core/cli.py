@@ -117,6 +117,24 @@ def build_parser() -> argparse.ArgumentParser:
     robust.add_argument("--output", metavar="FILE", help="write here instead of standard output")
     _input_options(robust)
 
+    planning = sub.add_parser("plan", help="how many more votes would tell each adjacent pair of the ranking apart",
+                              description="For every adjacent pair of the Bradley–Terry ranking of VOTES (a votes "
+                                          "file or a stored dataset; the fit `rank` makes) and any --pair: the extra "
+                                          "votes a two-sided Wald test needs to reach --power at --alpha, on the pair "
+                                          "itself or spread by the campaign scheduler, and the smallest detectable "
+                                          "Elo gap (docs/methods.md §14).")
+    planning.add_argument("votes", metavar="VOTES")
+    planning.add_argument("--pair", action="append", metavar="A,B", help="plan this pair too (repeatable)")
+    planning.add_argument("--alpha", type=float, default=0.05, help="level of the test (default 0.05)")
+    planning.add_argument("--power", type=float, default=0.8, help="power wanted (default 0.8)")
+    planning.add_argument("--simulate", type=int, default=0, metavar="N",
+                          help="check each direct plan with N data sets drawn from the fit (default 0: no check)")
+    planning.add_argument("--seed", type=int, default=0)
+    _request_options(planning)
+    planning.add_argument("--format", choices=("json", "markdown", "csv"), default="json")
+    planning.add_argument("--output", metavar="FILE", help="write here instead of standard output")
+    _input_options(planning)
+
     drifting = sub.add_parser("drift", help="ratings per period with intervals, and which models changed over time",
                               description="Fit the Bradley–Terry ranking `rank` fits to each period of VOTES (a votes "
                                           "file or a stored dataset), anchored so periods compare, and test every "
@@ -233,7 +251,7 @@ WORKFLOW_COMMANDS: tuple[str, ...] = ("core.commands.parsers",)
 COMMANDS = {name: deferred(f"core.commands.{module}", f"cmd_{name}") for name, module in (
     ("rank", "rank"), ("leaderboard", "leaderboard"), ("bias", "diagnostics"), ("annotators", "diagnostics"),
     ("report", "report"), ("ingest", "datasets"), ("datasets", "datasets"), ("delete", "datasets"),
-    ("samples", "datasets"), ("robustness", "robustness"), ("drift", "drift"))}
+    ("samples", "datasets"), ("robustness", "robustness"), ("plan", "plan"), ("drift", "drift"))}
 
 if __name__ == "__main__":
     sys.exit(main())

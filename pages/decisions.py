@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.store import default_db_path
 from pages._decisions_drift import draw_drift
+from pages._decisions_plan import draw_plan
 from pages._decisions_robustness import draw_robustness
 from pages._filters import DIMENSION_HOW, active_filters, active_policy, active_qualify
 from pages._request import prepared_request
@@ -38,7 +39,11 @@ if prepared.counts()["n_judgements"] == 0:
 st.caption(" · ".join(map(plain, prepared.lines(DIMENSION_HOW))))
 
 # Lazy tabs: only the open one computes. Tab order: Plan, Robustness, Drift.
-robustness, drifting = st.tabs(["Robustness", "Drift"], key="decisions_tab", on_change="rerun")
+planning, robustness, drifting = st.tabs(["Plan", "Robustness", "Drift"], key="decisions_tab",
+                                         on_change="rerun")
+if planning.open:
+    with planning:
+        draw_plan(dataset, prepared, alpha)
 if robustness.open:
     with robustness:
         draw_robustness(dataset, prepared, alpha)

@@ -55,9 +55,9 @@ def test_eval_runs_are_not_decided(app_router, samples):
 
 
 def test_the_known_answer_of_a_small_file(app_router, db_path):
-    at = open_page("decisions", small_dataset(db_path))
+    at = open_page("decisions", small_dataset(db_path), decisions_tab="Robustness")
     assert not at.error
-    assert "Robustness" in [t.label for t in at.tabs]
+    assert [t.label for t in at.tabs] == ["Plan", "Robustness", "Drift"]
     shown = metrics(at)
     assert shown["Top model"] == "A" and shown["Votes to drop"] == "21" and shown["Overtaken by"] == "B"
     assert shown["Share of the votes"] == f"{21 / 145:.3%}"
@@ -74,7 +74,7 @@ def test_the_known_answer_of_a_small_file(app_router, db_path):
 
 
 def test_the_tab_agrees_with_the_command(app_router, samples, db_path):
-    at = open_page("decisions", samples["arena_demo"])
+    at = open_page("decisions", samples["arena_demo"], decisions_tab="Robustness")
     assert not at.error
     with Store(db_path) as store:
         frame = store.load(samples["arena_demo"])
@@ -90,7 +90,7 @@ def test_the_tab_agrees_with_the_command(app_router, samples, db_path):
 
 def test_the_pair_selector_asks_about_two_models(app_router, db_path):
     dataset = small_dataset(db_path)
-    at = open_page("decisions", dataset)
+    at = open_page("decisions", dataset, decisions_tab="Robustness")
     at.segmented_control(key="robustness_question").set_value("A pair's order")
     run(at)
     assert [s.label for s in at.main.selectbox] == ["Model A", "Model B"]

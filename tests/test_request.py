@@ -269,7 +269,7 @@ def test_a_counts_table_with_dimensions_is_ranked_one_dimension_at_a_time():
     assert sum(r.n_votes for r in rank_input("counts", counts, NO_CI, by=["dimension"]).values()) == 80
 
 
-@pytest.mark.parametrize("command", ["rank", "bias", "annotators", "robustness", "drift"])
+@pytest.mark.parametrize("command", ["rank", "bias", "annotators", "robustness", "drift", "plan"])
 def test_every_votes_command_applies_the_qualification_rules_it_is_given(command, tmp_path, monkeypatch):
     """--qualify is one of the request options every votes command takes: each must hand it to the request
     (a command that forgot it would ignore the user's screen rule without a word)."""

@@ -18,6 +18,7 @@ import pandas as pd
 import core.report.votes_crowd as vc
 import core.report.votes_data as vd
 import core.report.votes_drift as vdr
+import core.report.votes_plan as vp
 import core.report.votes_robustness as vr
 import core.report.votes_style as vs
 from core.annotators import render as annotator_render
@@ -53,7 +54,7 @@ SCOPE_TITLES = {"game": "Per game", "dimension": "Per dimension (all games)", "g
 
 def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings, common: dict[str, Any],
                        progress=None) -> ReportResult:
-    steps = Steps(13, progress)
+    steps = Steps(14, progress)
     rank_settings = RankSettings("bt", "half", "bootstrap", settings.bootstrap, settings.alpha, settings.seed)
     notes: list[str] = []
     steps("annotator policy")
@@ -79,6 +80,8 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     annotators = build_prepared(prepared, alpha=settings.alpha)
     steps("style control")
     style = vs.style_section(prepared, settings.alpha, settings.seed)
+    steps("how many more votes")
+    planned = vp.plan_section(prepared, settings.alpha)
     steps("robustness of the top")
     robust = vr.robustness_section(prepared)
     steps("drift over time")
@@ -103,14 +106,15 @@ def build_votes_report(frame: pd.DataFrame, out: Path, settings: ReportSettings,
     params = {"scheme": "bt", "ties": "half", "ci": "bootstrap", "bootstrap": settings.bootstrap,
               "alpha": settings.alpha, "seed": settings.seed, **summary, **prepared.as_dict()}
     (out / MARKDOWN).write_text(_markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params,
-                                          common, prepared, style, robust, drifted, crowd), encoding="utf-8")
+                                          common, prepared, style, planned, robust, drifted,
+                                          crowd), encoding="utf-8")
     (out / CSV).write_text(_csv(global_rank, scopes), encoding="utf-8")
     timings = steps.done()
     doc = {"kind": "votes", "rank": ranking_dict(global_rank),
            "groups": {scope: [{"group": dict(zip(vd.SCOPES[scope], key)), **ranking_dict(r)}
                               for key, r in rankings.items()] for scope, rankings in scopes.items()},
-           "style_control": style.as_dict(), "robustness": robust.as_dict(), "crowd": crowd.as_dict(),
-           "drift": drifted.as_dict(),
+           "style_control": style.as_dict(), "plan": planned.as_dict(), "robustness": robust.as_dict(),
+           "drift": drifted.as_dict(), "crowd": crowd.as_dict(),
            "bias": bias_report.report_dict(bias, prepared), "annotators": annotator_render.report_dict(annotators),
            "params": params, **common, "png": png, "png_note": png_note, "figures": names,
            "figure_definitions": _DEFINITIONS, "notes": notes, "timings": timings}
@@ -193,7 +197,8 @@ def _demote(markdown: str) -> str:
 
 
 def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes, params, common,
-              prepared: PreparedVotes, style: vs.StyleSection, robust: vr.RobustnessSection,
+              prepared: PreparedVotes, style: vs.StyleSection, planned: vp.PlanSection,
+              robust: vr.RobustnessSection,
               drifted: vdr.DriftSection, crowd: vc.CrowdSection) -> str:
     source = common.get("input", {})
     parts = ["# Bradley–Terry analysis report", "",
@@ -205,8 +210,8 @@ def _markdown(global_rank, scopes, bias, annotators, names, png, png_note, notes
     for scope, title in SCOPE_TITLES.items():
         if scopes.get(scope):
             parts += [f"## {title}", "", ranking_markdown(scopes[scope], vd.SCOPES[scope]), ""]
-    parts += [vs.style_markdown(style), vr.robustness_markdown(robust), vdr.drift_markdown(drifted),
-              vc.crowd_markdown(crowd)]
+    parts += [vs.style_markdown(style), vp.plan_markdown(planned), vr.robustness_markdown(robust),
+              vdr.drift_markdown(drifted), vc.crowd_markdown(crowd)]
     parts += [_demote(bias_report.to_markdown(bias, prepared, style_pointer=False)), "",
               _demote(annotator_render.to_markdown(annotators)), "",
               figures_markdown(names, png, png_note), "Figure definitions:", ""]
