@@ -18,7 +18,7 @@ import streamlit as st
 from core import filters as core_filters
 from core.filters import Filters
 from core.store import Dataset, default_db_path
-from pages._shared import load_dataset
+from pages._shared import load_dataset, plain
 
 LABELS = {"game_id": "Game", "dimension": "Dimension", "category": "Category"}
 POLICY_KEY = "annotator_policy"
@@ -132,3 +132,15 @@ def _range(dates: tuple[date, ...], full: tuple[date, date] | None) -> tuple[dat
     start = dates[0]
     end = dates[1] if len(dates) > 1 else full[1]  # half-picked (one click so far): from that day on
     return (start if start > full[0] else None), (end if end < full[1] else None)
+
+
+def votes_header(dataset: Dataset, alpha_key: str, alpha_label: str = "α", alpha_help: str | None = None
+                 ) -> tuple[Filters, float]:
+    """A votes page's first row: the dataset and its sidebar filters, and the page's own α."""
+    filters = active_filters(dataset)
+    left, right = st.columns([4, 1])
+    left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
+                 + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
+    alpha = float(right.number_input(alpha_label, min_value=0.001, max_value=0.5, value=0.05, step=0.01,
+                                     format="%.3f", key=alpha_key, help=alpha_help))
+    return filters, alpha

@@ -101,6 +101,16 @@ def active_dataset(kind: str | None = None) -> Dataset | None:
     return current
 
 
+def votes_dataset_or_stop(needs: str) -> Dataset:
+    """The active votes dataset; without one, says what the page ``needs`` and how to get it, and stops."""
+    dataset = active_dataset("votes")
+    if dataset is None:
+        st.info(f"{needs}: pick one as the active dataset in the sidebar, or load one on the Data page (upload a "
+                "file or load the sample datasets).")
+        st.stop()
+    return dataset
+
+
 _ANALYSIS_MODULES = ("scipy.stats", "core.ranking.inputs", "core.bias.diagnose", "core.annotators.quality",
                      "core.annotators.agreement", "core.leaderboard.aggregate", "core.charts.votes", "core.charts.bias",
                      "core.report.build")

@@ -9,29 +9,20 @@ from core.charts.annotators import quality_scatter, response_time_histogram
 from core.store import default_db_path
 from pages._annotators_crowd import draw_crowd
 from pages._annotators_parts import COMPARISON_FORMATS, QUALITY_FORMATS, compute_annotators, draw_screen
-from pages._filters import active_filters, active_policy, active_qualify
+from pages._filters import active_policy, active_qualify, votes_header
 from pages._prefetch import prefetch_vote_pages
-from pages._shared import active_dataset, plain, through_router
+from pages._shared import plain, through_router, votes_dataset_or_stop
 
 through_router()
 st.title("Annotators")
 
-dataset = active_dataset("votes")
-if dataset is None:
-    st.info("Annotator quality needs a votes dataset with an annotator_id column: pick one as the active dataset "
-            "in the sidebar, or load one on the Data page (upload a file or load the sample datasets).")
-    st.stop()
+dataset = votes_dataset_or_stop("Annotator quality needs a votes dataset with an annotator_id column")
 if "annotator_id" not in dataset.columns:
     st.info(f"Dataset **{plain(dataset.name)}** has no annotator_id column: there is nobody to assess. Votes "
             "with annotator ids (and golden questions or response times) unlock this page.")
     st.stop()
 
-filters = active_filters(dataset)
-left, right = st.columns([4, 1])
-left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
-             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
-alpha = float(right.number_input("α (accuracy CI)", min_value=0.001, max_value=0.5, value=0.05, step=0.01,
-                                 format="%.3f", key="annotators_alpha"))
+filters, alpha = votes_header(dataset, "annotators_alpha", "α (accuracy CI)")
 
 with st.spinner("Assessing annotators…"):
     report, seconds, request = compute_annotators(str(default_db_path()), dataset.id, dataset.sha256, filters,

@@ -8,25 +8,15 @@ from core.charts.votes import battle_heatmap, winrate_diff_heatmap, winrate_scat
 from core.formats import p_text
 from core.store import default_db_path
 from pages._bias_parts import CORRECTION_FORMATS, compute_bias, model_shares, style_pointer, tile, verdict
-from pages._filters import active_filters, active_policy, active_qualify
+from pages._filters import active_policy, active_qualify, votes_header
 from pages._prefetch import prefetch_vote_pages
-from pages._shared import active_dataset, plain, through_router
+from pages._shared import plain, through_router, votes_dataset_or_stop
 
 through_router()
 st.title("Bias")
 
-dataset = active_dataset("votes")
-if dataset is None:
-    st.info("The bias diagnostics need a votes dataset: pick one as the active dataset in the sidebar, or load "
-            "one on the Data page (upload a file or load the sample datasets).")
-    st.stop()
-
-filters = active_filters(dataset)
-left, right = st.columns([4, 1])
-left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
-             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
-alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
-                                 key="bias_alpha"))
+dataset = votes_dataset_or_stop("The bias diagnostics need a votes dataset")
+filters, alpha = votes_header(dataset, "bias_alpha")
 
 with st.spinner("Running the diagnostics…"):
     view, request = compute_bias(str(default_db_path()), dataset.id, dataset.sha256, filters, alpha, active_policy(),

@@ -8,26 +8,16 @@ from core.store import default_db_path
 from pages._decisions_drift import draw_drift
 from pages._decisions_plan import draw_plan
 from pages._decisions_robustness import draw_robustness
-from pages._filters import DIMENSION_HOW, active_filters, active_policy, active_qualify
+from pages._filters import DIMENSION_HOW, active_policy, active_qualify, votes_header
 from pages._request import prepared_request
-from pages._shared import active_dataset, plain, through_router
+from pages._shared import plain, through_router, votes_dataset_or_stop
 
 through_router()
 st.title("Decisions")
 
-dataset = active_dataset("votes")
-if dataset is None:
-    st.info("The decision views need a votes dataset: pick one as the active dataset in the sidebar, or load "
-            "one on the Data page (upload a file or load the sample datasets).")
-    st.stop()
-
-filters = active_filters(dataset)
-left, right = st.columns([4, 1])
-left.caption(f"Dataset **{plain(dataset.name)}** · {dataset.rows:,} votes rows"
-             + (f" · filtered: {plain(filters.describe())}" if filters.active else ""))
-alpha = float(right.number_input("α", min_value=0.001, max_value=0.5, value=0.05, step=0.01, format="%.3f",
-                                 key="decisions_alpha", help="The significance level of the tabs' tests and "
-                                 "intervals."))
+dataset = votes_dataset_or_stop("The decision views need a votes dataset")
+filters, alpha = votes_header(dataset, "decisions_alpha",
+                              alpha_help="The significance level of the tabs' tests and intervals.")
 
 with st.spinner("Preparing the votes…"):
     prepared = prepared_request(str(default_db_path()), dataset.id, dataset.sha256, filters, active_policy(),
