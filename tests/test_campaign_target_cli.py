@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from contextlib import closing
 
 import pytest
@@ -61,14 +62,22 @@ def test_create_with_a_rank_target_and_follow_it_to_the_end(answers_file, db_pat
     assert [p["rank"] for p in target["pairs"]] == [1, 2, 3]
     for pair in target["pairs"]:  # each target pair: its gap, its interval, its direct votes
         assert pair["ci_low"] < pair["gap_elo"] < pair["ci_high"] and pair["votes"] > 0
-        assert f"rank {pair['rank']} {pair['higher']} vs {pair['lower']}: gap {pair['gap_elo']:+.1f} Elo" in text
+        # The text rounds the gap once (0.1 Elo), the JSON to 0.01: compare within the text's rounding.
+        [shown] = re.findall(rf"rank {pair['rank']} {pair['higher']} vs {pair['lower']}: gap ([+-][0-9.]+) Elo", text)
+        assert abs(float(shown) - pair["gap_elo"]) <= 0.05 + 0.005
     assert "not reached (serving the pairs that help it most)" in text
 
     vote(db_path, list(tokens.values()), 1000, seed=1)
     as_json, text = status(capsys)
     target = as_json["rank_target"]
-    assert target["reached"] is True and target["reached_at"] is not None
-    assert f"REACHED at {target['reached_at']:,} votes (served balanced since)" in text
+    assert target["reached"] is True
+    # The scheduler records the vote count at its own refits (every 5 % of new votes); status fits every vote,
+    # so it can see the target reached a few votes before the scheduler does (the tokens, and so the votes,
+    # differ from run to run).
+    if target["reached_at"] is not None:
+        assert f"REACHED at {target['reached_at']:,} votes (served balanced since)" in text
+    else:
+        assert target["separated_now"] and "REACHED (served balanced from the scheduler's next refit" in text
     assert [(p["higher"], p["lower"]) for p in target["pairs"]] == [("m0", "m1"), ("m1", "m2"), ("m2", "m3")]
 
 
